@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitError   = 1 // the command could not do its job (bad flags, broken policy)
+	exitFailure = 2 // the job ran and found failures (policy tests failed)
+)
+
+// errFailure marks a run that completed but found failures.
+var errFailure = errors.New("failures found")
+
+// common holds the flags shared by the commands that decide calls.
+type common struct {
+	workspace string
+	policies  []string
+	data      []string
+}
+
+func (c *common) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&c.workspace, "workspace", "", "workspace root (default: the current directory)")
+	cmd.Flags().StringArrayVar(&c.policies, "policy", nil, "load Rego from `DIR` instead of the embedded default; repeatable; \"builtin\" names the default")
+	cmd.Flags().StringArrayVar(&c.data, "data", nil, "load JSON/YAML data from `FILE` (e.g. data.toolgate.config overrides); repeatable")
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "toolgate",
+		Short:         "Policy-driven security gateway for AI agent tool calls",
+		Long:          "toolgate decodes an agent's tool calls, analyses them, and decides with Rego policies whether they may run.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newCheckCmd(), newExplainCmd(), newPolicyCmd(), newToolsCmd())
+	return root
+}
+
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errFailure):
+		return exitFailure
+	}
+	msg := err.Error()
+	fmt.Fprintf(stderr, "toolgate: %s\n", strings.TrimSuffix(msg, "."))
+	if h := hint(msg); h != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", h)
+	}
+	return exitError
+}
+
+// hint suggests a next step for common errors.
+func hint(msg string) string {
+	switch {
+	case strings.Contains(msg, "policy directory"):
+		return "pass a directory holding .rego files, or --policy builtin for the embedded default"
+	case strings.Contains(msg, "compiling policy"), strings.Contains(msg, "rego_"):
+		return "run 'toolgate policy test DIR' to see the errors with their locations"
+	case strings.Contains(msg, "workspace"):
+		return "pass an existing directory with --workspace"
+	case strings.Contains(msg, "unknown flag"), strings.Contains(msg, "unknown command"):
+		return "run 'toolgate --help' for the list of commands and flags"
+	}
+	return ""
+}

@@ -1,0 +1,308 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/toolgate/toolgate/parser"
+	"github.com/toolgate/toolgate/tools"
+)
+
+// InputVersion is the version of the Rego input document. It changes only
+// when a field changes meaning or disappears; new fields keep it.
+const InputVersion = 1
+
+// Options configure a Gate.
+type Options struct {
+	Workspace  string   // default: the current directory
+	Home       string   // default: $HOME
+	PolicyDirs []string // Builtin for the embedded default; empty: the default alone
+	DataFiles  []string
+	Limits     Limits
+}
+
+// Gate decides tool calls. It is safe for concurrent use.
+type Gate struct {
+	pol  *Policy
+	pq   rego.PreparedEvalQuery
+	an   *parser.Analyzer
+	val  *validator
+	ws   string
+	home string
+	lim  Limits
+}
+
+// Input is the document the policy sees (see README, "The Rego input document").
+type Input struct {
+	Version   int             `json:"version"`
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"`
+	Workspace string          `json:"workspace"`
+	Cwd       string          `json:"cwd"`
+	Home      string          `json:"home"`
+	*parser.Facts
+}
+
+// Result is the decision on one call.
+type Result struct {
+	ID       string         `json:"id"`
+	Tool     string         `json:"tool"`
+	Decision string         `json:"decision"`
+	Reasons  []Reason       `json:"reasons"`
+	Sandbox  map[string]any `json:"-"`
+	Input    *Input         `json:"-"`
+}
+
+// New loads and compiles the policy and the tools' schemas. Any failure is
+// an error: a gate that cannot decide does not start.
+func New(ctx context.Context, o Options) (*Gate, error) {
+	ws := o.Workspace
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("workspace: %w", err)
+		}
+		ws = wd
+	}
+	abs, err := filepath.Abs(ws)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("workspace %s is not a directory", ws)
+	}
+	if real == "/" {
+		return nil, fmt.Errorf("workspace cannot be the filesystem root")
+	}
+	home := o.Home
+	if home == "" {
+		home = os.Getenv("HOME")
+	}
+	if home != "" {
+		home = filepath.Clean(home)
+		if r, err := filepath.EvalSymlinks(home); err == nil {
+			home = r
+		}
+	}
+	pol, err := LoadPolicy(o.PolicyDirs, o.DataFiles)
+	if err != nil {
+		return nil, err
+	}
+	var pcfg parser.Config
+	if b, err := json.Marshal(pol.Config()); err == nil {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		if err := dec.Decode(&pcfg); err != nil {
+			return nil, fmt.Errorf("data.toolgate.config: %w", err)
+		}
+	}
+	pq, err := pol.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	val, err := newValidator(tools.All())
+	if err != nil {
+		return nil, err
+	}
+	return &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults()}, nil
+}
+
+// Workspace is the resolved workspace root.
+func (g *Gate) Workspace() string { return g.ws }
+
+// PolicyDigest identifies the policy and data in force.
+func (g *Gate) PolicyDigest() string { return g.pol.Digest }
+
+// Policy returns the loaded policy.
+func (g *Gate) Policy() *Policy { return g.pol }
+
+func deny(id, tool, code, msg string) Result {
+	return Result{ID: id, Tool: tool, Decision: "deny", Reasons: []Reason{{Rule: code, Message: msg}}}
+}
+
+// DecideLine decodes one input line and decides every call in it. A line
+// that cannot be decoded yields one deny. lineNo names calls without an id.
+func (g *Gate) DecideLine(ctx context.Context, line []byte, lineNo int) []Result {
+	ds := DecodeLine(line, g.lim)
+	out := make([]Result, 0, len(ds))
+	for i, d := range ds {
+		id := d.Call.ID
+		if id == "" {
+			id = fmt.Sprintf("line-%d", lineNo)
+			if len(ds) > 1 {
+				id = fmt.Sprintf("line-%d.%d", lineNo, i+1)
+			}
+			d.Call.ID = id
+		}
+		if d.Err != nil {
+			out = append(out, deny(id, d.Call.Tool, d.Err.Code, d.Err.Message))
+			continue
+		}
+		out = append(out, g.Decide(ctx, d.Call))
+	}
+	return out
+}
+
+// Decide judges one decoded call. It never panics and never allows on error.
+func (g *Gate) Decide(ctx context.Context, c Call) (res Result) {
+	return g.decide(ctx, c, nil)
+}
+
+func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = deny(c.ID, c.Tool, CodePanic, fmt.Sprintf("internal error while deciding (%v); the call is denied — report this with the input", r))
+			if os.Getenv("TOOLGATE_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "toolgate: panic: %v\n%s", r, debug.Stack())
+			}
+		}
+	}()
+	if _, ok := tools.Lookup(c.Tool); !ok {
+		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", c.Tool, toolNames()))
+	}
+	if errs, _ := g.val.validate(c.Tool, c.Args); len(errs) > 0 {
+		return deny(c.ID, c.Tool, CodeInvalidArgs, fmt.Sprintf("invalid arguments for %s: %s", c.Tool, strings.Join(errs, "; ")))
+	}
+	in, err := g.input(c)
+	if err != nil {
+		return deny(c.ID, c.Tool, CodeInvalidArgs, err.Error())
+	}
+	res = g.evaluate(ctx, c, in, tracer)
+	res.Input = in
+	// Fail closed whatever the policy says: what could not be analysed is never allowed.
+	if in.ParseError != nil && res.Decision != "deny" {
+		res.Decision = "deny"
+		res.Reasons = append([]Reason{{Rule: in.ParseError.Code, Message: in.ParseError.Message}}, res.Reasons...)
+	}
+	return res
+}
+
+func toolNames() string {
+	var names []string
+	for _, t := range tools.All() {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// input builds the policy's input document for a call.
+func (g *Gate) input(c Call) (*Input, error) {
+	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home}
+	opts := parser.Options{Workspace: g.ws, Home: g.home}
+	var args map[string]any
+	d := json.NewDecoder(bytes.NewReader(c.Args))
+	d.UseNumber()
+	if err := d.Decode(&args); err != nil {
+		return nil, fmt.Errorf("arguments are not a JSON object: %v", err)
+	}
+	str := func(k string) string { s, _ := args[k].(string); return s }
+	switch c.Tool {
+	case "exec":
+		opts.WorkingDir = str("working_dir")
+		in.Facts = g.an.Analyze(str("command"), opts)
+		if opts.WorkingDir != "" {
+			for _, p := range in.Facts.Paths {
+				if p.Access == "cwd" && p.Cmd == -1 {
+					in.Cwd = p.Real
+					break
+				}
+			}
+		}
+	case "read_file", "list_dir":
+		in.Facts = g.an.Paths([]parser.PathArg{{Raw: orDot(str("path")), Access: "read"}}, opts)
+	case "write_file", "edit_file":
+		in.Facts = g.an.Paths([]parser.PathArg{{Raw: str("path"), Access: "write"}}, opts)
+	case "search":
+		in.Facts = g.an.Paths([]parser.PathArg{{Raw: orDot(str("path")), Access: "read"}}, opts)
+	case "glob":
+		in.Facts = g.an.Paths([]parser.PathArg{{Raw: str("pattern"), Access: "read", Glob: true}}, opts)
+	default:
+		return nil, fmt.Errorf("no input mapping for tool %q", c.Tool)
+	}
+	return in, nil
+}
+
+func orDot(s string) string {
+	if s == "" {
+		return "."
+	}
+	return s
+}
+
+// evaluate runs the prepared query and checks the shape of its answer.
+func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.QueryTracer) Result {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
+	}
+	v, err := ast.ValueFromReader(bytes.NewReader(b))
+	if err != nil {
+		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
+	}
+	opts := []rego.EvalOption{rego.EvalParsedInput(v)}
+	if tracer != nil {
+		opts = append(opts, rego.EvalQueryTracer(tracer))
+	}
+	rs, err := g.pq.Eval(ctx, opts...)
+	if err != nil {
+		return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to evaluate, so the call is denied: "+err.Error())
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return deny(c.ID, c.Tool, CodePolicyShape, "the policy gave no decision (data.toolgate.decision is undefined), so the call is denied")
+	}
+	return shape(c, rs[0].Expressions[0].Value)
+}
+
+// shape checks a policy answer: {"decision": allow|deny|ask, "reasons": [{"rule","message"}], "sandbox": {...}}.
+func shape(c Call, v any) Result {
+	bad := func(why string) Result {
+		return deny(c.ID, c.Tool, CodePolicyShape, "the policy's decision has the wrong shape ("+why+"), so the call is denied")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return bad(fmt.Sprintf("want an object, got %T", v))
+	}
+	d, _ := obj["decision"].(string)
+	if d != "allow" && d != "deny" && d != "ask" {
+		return bad(fmt.Sprintf("decision %v is not allow, deny or ask", obj["decision"]))
+	}
+	res := Result{ID: c.ID, Tool: c.Tool, Decision: d, Reasons: []Reason{}}
+	if rs, ok := obj["reasons"]; ok {
+		list, ok := rs.([]any)
+		if !ok {
+			return bad("reasons is not an array")
+		}
+		for _, r := range list {
+			m, ok := r.(map[string]any)
+			if !ok {
+				return bad("a reason is not an object")
+			}
+			rule, ok1 := m["rule"].(string)
+			msg, ok2 := m["message"].(string)
+			if !ok1 || !ok2 || rule == "" {
+				return bad("a reason lacks a string rule or message")
+			}
+			res.Reasons = append(res.Reasons, Reason{Rule: rule, Message: msg})
+		}
+	}
+	if d == "deny" && len(res.Reasons) == 0 {
+		res.Reasons = append(res.Reasons, Reason{Rule: "policy.deny", Message: "denied by policy"})
+	}
+	if sb, ok := obj["sandbox"].(map[string]any); ok {
+		res.Sandbox = sb
+	}
+	return res
+}

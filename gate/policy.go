@@ -1,0 +1,223 @@
+package gate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mattn/go-shellwords"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/loader"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/toolgate/toolgate/policies"
+)
+
+// Builtin names the embedded default policy in a list of policy directories.
+const Builtin = "builtin"
+
+// DecisionQuery is the one query toolgate asks of a policy.
+const DecisionQuery = "data.toolgate.decision"
+
+// Policy is a loaded set of Rego modules and data.
+type Policy struct {
+	Modules map[string]string // name → source
+	Tests   map[string]string // *_test.rego modules, for `policy test`
+	Data    map[string]any
+	Digest  string // sha256 over modules and data, for the audit log
+}
+
+// LoadPolicy reads the policy directories (Builtin for the embedded default)
+// and data files. No directories means the embedded default alone.
+func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
+	if len(dirs) == 0 {
+		dirs = []string{Builtin}
+	}
+	p := &Policy{Modules: map[string]string{}, Tests: map[string]string{}, Data: map[string]any{}}
+	for _, d := range dirs {
+		var res *loader.Result
+		var err error
+		prefix := d
+		if d == Builtin {
+			res, err = loader.NewFileLoader().WithFS(policies.FS).Filtered([]string{"."}, nil)
+			prefix = "builtin"
+		} else {
+			if st, serr := os.Stat(d); serr != nil {
+				return nil, fmt.Errorf("policy directory %s: %w", d, serr)
+			} else if !st.IsDir() {
+				return nil, fmt.Errorf("policy directory %s: not a directory", d)
+			}
+			res, err = loader.NewFileLoader().Filtered([]string{d}, hiddenFilter)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("loading policy %s: %w", d, err)
+		}
+		for name, m := range res.Modules {
+			key := prefix + ":" + strings.TrimPrefix(filepath.ToSlash(name), "./")
+			if strings.HasSuffix(name, "_test.rego") {
+				p.Tests[key] = string(m.Raw)
+			} else {
+				p.Modules[key] = string(m.Raw)
+			}
+		}
+		if err := mergeData(p.Data, res.Documents, d); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range dataFiles {
+		res, err := loader.NewFileLoader().All([]string{f})
+		if err != nil {
+			return nil, fmt.Errorf("loading data %s: %w", f, err)
+		}
+		if err := mergeData(p.Data, res.Documents, f); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Modules) == 0 {
+		return nil, fmt.Errorf("no Rego modules found in %s", strings.Join(dirs, ", "))
+	}
+	p.Digest = p.digest()
+	return p, nil
+}
+
+func hiddenFilter(abspath string, info fs.FileInfo, depth int) bool {
+	return depth > 0 && strings.HasPrefix(info.Name(), ".")
+}
+
+// mergeData merges src into dst; objects merge key by key, later files win
+// for other values, except inside data.toolgate.config where a later list
+// replaces an earlier one (that is how a team overrides a default list).
+func mergeData(dst, src map[string]any, from string) error {
+	for k, v := range src {
+		if old, ok := dst[k].(map[string]any); ok {
+			if nv, ok := v.(map[string]any); ok {
+				if err := mergeData(old, nv, from); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		dst[k] = v
+	}
+	return nil
+}
+
+func (p *Policy) digest() string {
+	h := sha256.New()
+	names := make([]string, 0, len(p.Modules))
+	for n := range p.Modules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "module %d %s\n%s\n", len(p.Modules[n]), n, p.Modules[n])
+	}
+	b, _ := json.Marshal(p.Data) // map keys are sorted by encoding/json
+	fmt.Fprintf(h, "data %d\n%s", len(b), b)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Config returns data.toolgate.config (or an empty object).
+func (p *Policy) Config() map[string]any {
+	tg, _ := p.Data["toolgate"].(map[string]any)
+	cfg, _ := tg["config"].(map[string]any)
+	if cfg == nil {
+		return map[string]any{}
+	}
+	return cfg
+}
+
+// Capabilities are OPA's built-ins minus those that reach outside the
+// process (http.send, net.*, opa.runtime and friends): a policy decides from
+// its input and data alone.
+func Capabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	banned := func(name string) bool {
+		switch {
+		case name == "http.send", name == "opa.runtime", name == "rego.parse_module",
+			name == "trace", strings.HasPrefix(name, "net."), strings.HasPrefix(name, "providers."),
+			name == "io.jwt.decode_verify" && false:
+			return true
+		}
+		return false
+	}
+	kept := caps.Builtins[:0]
+	for _, b := range caps.Builtins {
+		if !banned(b.Name) {
+			kept = append(kept, b)
+		}
+	}
+	caps.Builtins = kept
+	caps.AllowNet = []string{}
+	return caps
+}
+
+// index builds data.toolgate.index from the config so that rules look
+// entries up instead of scanning lists: allowed_commands becomes an object
+// keyed by the normalized prefix ("git status").
+func index(cfg map[string]any) (map[string]any, error) {
+	allowed := map[string]any{}
+	if list, ok := cfg["allowed_commands"].([]any); ok {
+		for _, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("data.toolgate.config.allowed_commands: entries must be strings, got %T", e)
+			}
+			words, err := shellwords.Parse(s)
+			if err != nil || len(words) == 0 {
+				return nil, fmt.Errorf("data.toolgate.config.allowed_commands: cannot split %q: %v", s, err)
+			}
+			words[0] = filepath.Base(words[0])
+			allowed[strings.Join(words, " ")] = true
+		}
+	}
+	return map[string]any{"allowed_commands": allowed}, nil
+}
+
+// prepare compiles the policy once into a prepared query.
+func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
+	data := deepCopy(p.Data)
+	tg, _ := data["toolgate"].(map[string]any)
+	if tg == nil {
+		tg = map[string]any{}
+		data["toolgate"] = tg
+	}
+	idx, err := index(p.Config())
+	if err != nil {
+		return rego.PreparedEvalQuery{}, err
+	}
+	tg["index"] = idx
+	opts := []func(*rego.Rego){
+		rego.Query(DecisionQuery),
+		rego.Store(inmem.NewFromObject(data)),
+		rego.Capabilities(Capabilities()),
+		rego.StrictBuiltinErrors(true),
+		rego.SetRegoVersion(ast.RegoV1),
+	}
+	for name, src := range p.Modules {
+		opts = append(opts, rego.Module(name, src))
+	}
+	pq, err := rego.New(opts...).PrepareForEval(ctx)
+	if err != nil {
+		return rego.PreparedEvalQuery{}, fmt.Errorf("compiling policy: %w", err)
+	}
+	return pq, nil
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	var out map[string]any
+	_ = json.Unmarshal(b, &out)
+	if out == nil {
+		out = map[string]any{}
+	}
+	return out
+}

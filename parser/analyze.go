@@ -1,0 +1,848 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Options say where a script runs and how much analysis it may cost.
+type Options struct {
+	Workspace  string // absolute, symlink-free workspace root
+	Home       string // the agent's home directory ($HOME, ~)
+	WorkingDir string // exec's working_dir argument, relative to Workspace; "" for the root
+	MaxBytes   int    // longest script accepted; default 64 KiB
+	MaxDepth   int    // deepest nesting of sh -c / eval / $(…); default 8
+	MaxCmds    int    // most simple commands analysed; default 2,000
+	MaxGlob    int    // most directory entries read while expanding globs; default 4,096
+}
+
+func (o *Options) defaults() {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = 64 << 10
+	}
+	if o.MaxDepth <= 0 {
+		o.MaxDepth = 8
+	}
+	if o.MaxCmds <= 0 {
+		o.MaxCmds = 2000
+	}
+	if o.MaxGlob <= 0 {
+		o.MaxGlob = 4096
+	}
+}
+
+// Analyzer turns scripts into facts. It is safe for concurrent use: each call
+// to Analyze keeps its state on its own.
+type Analyzer struct {
+	cfg          Config
+	shells       map[string]bool
+	interpreters []string
+	wrappers     map[string]bool
+	execSinks    map[string]bool
+	fileSinks    map[string]bool
+}
+
+// New returns an Analyzer for the given lists (empty lists take defaults).
+func New(cfg Config) *Analyzer {
+	cfg = cfg.merged()
+	set := func(l []string) map[string]bool {
+		m := make(map[string]bool, len(l))
+		for _, s := range l {
+			m[s] = true
+		}
+		return m
+	}
+	return &Analyzer{cfg: cfg, shells: set(cfg.Shells), interpreters: cfg.Interpreters,
+		wrappers: set(cfg.Wrappers), execSinks: set(cfg.ExecSinkVars), fileSinks: set(cfg.FileSinkVars)}
+}
+
+func (a *Analyzer) isInterpreter(name string) bool {
+	for _, p := range a.interpreters {
+		if p == name {
+			return true
+		}
+		if strings.ContainsAny(p, "*?[") {
+			if ok, _ := path.Match(p, name); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errBudget aborts a walk that exceeded its budget or depth.
+type errStop struct{ pe *ParseError }
+
+func (e errStop) Error() string { return e.pe.Message }
+
+// run is the state of one analysis.
+type run struct {
+	a     *Analyzer
+	opts  Options
+	cls   *classifier
+	facts *Facts
+	glob  int // directory entries read so far
+}
+
+// state is what a statement can change for the ones after it.
+type state struct {
+	cwd  string // "" when unknown
+	vars map[string]string
+	dirs []string // pushd stack
+}
+
+func (s *state) clone() *state {
+	n := &state{cwd: s.cwd, vars: make(map[string]string, len(s.vars)), dirs: append([]string(nil), s.dirs...)}
+	for k, v := range s.vars {
+		n.vars[k] = v
+	}
+	return n
+}
+
+// scope is how the statement being walked is nested.
+type scope struct {
+	depth int
+	ctx   string
+	fn    string // enclosing function, for fork-bomb detection
+	forky bool   // inside a pipeline or background job within fn
+	fnIdx int
+}
+
+func (sc scope) with(ctx string) scope { sc.ctx = ctx; return sc }
+
+// Analyze parses an exec command and reduces it to facts. It never panics and
+// never returns nil; a script it cannot analyse has ParseError set.
+func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
+	opts.defaults()
+	f = &Facts{Commands: []Command{}, Pipelines: [][]string{}, Redirects: []Redirect{}, Paths: []Path{},
+		Dynamic: []Dynamic{}, Functions: []Function{}, Assigns: []Assign{}}
+	defer func() {
+		if r := recover(); r != nil {
+			f.ParseError = &ParseError{Code: CodeInternal, Message: fmt.Sprintf("the analyser failed: %v", r)}
+		}
+	}()
+	switch {
+	case len(src) > opts.MaxBytes:
+		f.ParseError = &ParseError{Code: CodeTooLong, Message: fmt.Sprintf("command is %d bytes, longer than the %d-byte limit; split it or write a script file in the workspace", len(src), opts.MaxBytes)}
+		return f
+	case strings.IndexByte(src, 0) >= 0:
+		f.ParseError = &ParseError{Code: CodeNUL, Message: "command holds a NUL byte"}
+		return f
+	case strings.TrimSpace(src) == "":
+		f.ParseError = &ParseError{Code: CodeEmpty, Message: "command is empty"}
+		return f
+	}
+	r := &run{a: a, opts: opts, cls: newClassifier(a.cfg, opts.Workspace, opts.Home), facts: f}
+	st := &state{cwd: opts.Workspace, vars: map[string]string{}}
+	if opts.WorkingDir != "" {
+		wd := r.word(opts.WorkingDir)
+		p := r.addPath(wd, st, "cwd", -1, "")
+		if p.Zone == "unknown" || p.Dynamic {
+			st.cwd = ""
+		} else {
+			st.cwd = p.Real
+		}
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		f.ParseError = &ParseError{Code: CodeSyntax, Message: "bash syntax error: " + err.Error()}
+		return f
+	}
+	if len(file.Stmts) == 0 {
+		f.ParseError = &ParseError{Code: CodeEmpty, Message: "command is empty"}
+		return f
+	}
+	if err := r.stmts(file.Stmts, st, scope{ctx: "simple", fnIdx: -1}); err != nil {
+		var stop errStop
+		if errors.As(err, &stop) {
+			f.ParseError = stop.pe
+		} else {
+			f.ParseError = &ParseError{Code: CodeInternal, Message: err.Error()}
+		}
+	}
+	return f
+}
+
+// word makes a synthetic literal field (for arguments given outside the script).
+func (r *run) word(s string) field { return field{text: s, pattern: s} }
+
+func (r *run) stop(code, format string, args ...any) error {
+	return errStop{&ParseError{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+// stdin describes where a statement's standard input comes from.
+type stdin struct {
+	kind    string // "", pipe, file, heredoc, herestring
+	literal *string
+	from    string // producing command name for pipes
+}
+
+func (r *run) stmts(list []*syntax.Stmt, st *state, sc scope) error {
+	for _, s := range list {
+		if err := r.stmt(s, st, sc, stdin{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stmt walks one statement; it returns the literal text the statement writes
+// to stdout when that is known (echo/printf/cat of literals), for pipes into
+// shells.
+func (r *run) stmt(s *syntax.Stmt, st *state, sc scope, in stdin) error {
+	_, err := r.stmtOut(s, st, sc, in)
+	return err
+}
+
+func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, error) {
+	if s.Background || s.Coprocess {
+		sc.ctx = "background"
+		if sc.fn != "" {
+			sc.forky = true
+		}
+	}
+	// Redirections first: they are the statement's stdin and output files.
+	for _, rd := range s.Redirs {
+		if err := r.redirect(rd, st, sc, &in); err != nil {
+			return nil, err
+		}
+	}
+	if s.Cmd == nil {
+		return nil, nil
+	}
+	return r.command(s.Cmd, st, sc, in)
+}
+
+func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) error {
+	fd := -1
+	if rd.N != nil {
+		fmt.Sscanf(rd.N.Value, "%d", &fd)
+	}
+	op := rd.Op.String()
+	switch rd.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if err := r.substs(rd.Hdoc, st, sc); err != nil {
+			return err
+		}
+		in.kind = "heredoc"
+		in.literal = nil
+		if rd.Hdoc != nil {
+			if doc, ok := r.literalDoc(rd.Hdoc, st); ok {
+				in.literal = &doc
+			}
+		} else {
+			empty := ""
+			in.literal = &empty
+		}
+		r.facts.Redirects = append(r.facts.Redirects, Redirect{Op: op, Fd: 0})
+		return nil
+	case syntax.WordHdoc:
+		if err := r.substs(rd.Word, st, sc); err != nil {
+			return err
+		}
+		in.kind = "herestring"
+		in.literal = nil
+		fs := r.fields(st, sc, rd.Word)
+		if len(fs) == 1 && !fs[0].dynamic {
+			s := fs[0].text + "\n"
+			in.literal = &s
+		}
+		r.facts.Redirects = append(r.facts.Redirects, Redirect{Op: op, Fd: 0})
+		return nil
+	case syntax.DplIn, syntax.DplOut:
+		if err := r.substs(rd.Word, st, sc); err != nil {
+			return err
+		}
+		fs := r.fields(st, sc, rd.Word)
+		if len(fs) == 1 && !fs[0].dynamic && (isDigits(fs[0].text) || fs[0].text == "-" || isDigits(strings.TrimSuffix(fs[0].text, "-"))) {
+			r.facts.Redirects = append(r.facts.Redirects, Redirect{Op: op, Fd: fd})
+			return nil
+		}
+		// ">& file" writes both streams to file.
+	}
+	if err := r.substs(rd.Word, st, sc); err != nil {
+		return err
+	}
+	access := "write"
+	switch rd.Op {
+	case syntax.RdrIn, syntax.DplIn:
+		access = "read"
+		if fd < 0 {
+			fd = 0
+		}
+	case syntax.RdrInOut:
+		access = "write"
+	default:
+		if fd < 0 {
+			fd = 1
+		}
+	}
+	target := ""
+	for _, f := range r.fields(st, sc, rd.Word) {
+		p := r.addPath(f, st, access, -1, "")
+		target = p.Real
+		if access == "read" && fd == 0 {
+			in.kind = "file"
+			in.literal = nil
+		}
+	}
+	r.facts.Redirects = append(r.facts.Redirects, Redirect{Op: op, Fd: fd, Path: target})
+	return nil
+}
+
+func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*string, error) {
+	switch c := cmd.(type) {
+	case *syntax.CallExpr:
+		return r.call(c, st, sc, in)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.Pipe, syntax.PipeAll:
+			return r.pipeline(c, st, sc, in)
+		default: // && and ||: both sides may run, in order
+			if err := r.stmt(c.X, st, sc, in); err != nil {
+				return nil, err
+			}
+			return nil, r.stmt(c.Y, st, sc, stdin{})
+		}
+	case *syntax.Block:
+		return nil, r.stmtsIn(c.Stmts, st, sc, in)
+	case *syntax.Subshell:
+		return nil, r.stmtsIn(c.Stmts, st.clone(), sc, in)
+	case *syntax.IfClause:
+		for cl := c; cl != nil; cl = cl.Else {
+			if err := r.stmtsIn(cl.Cond, st, sc, in); err != nil {
+				return nil, err
+			}
+			if err := r.stmts(cl.Then, st, sc); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	case *syntax.WhileClause:
+		if err := r.stmtsIn(c.Cond, st, sc, in); err != nil {
+			return nil, err
+		}
+		return nil, r.stmts(c.Do, st, sc)
+	case *syntax.ForClause:
+		return nil, r.forClause(c, st, sc)
+	case *syntax.CaseClause:
+		if err := r.substs(c.Word, st, sc); err != nil {
+			return nil, err
+		}
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				if err := r.substs(p, st, sc); err != nil {
+					return nil, err
+				}
+			}
+			if err := r.stmts(item.Stmts, st, sc); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	case *syntax.FuncDecl:
+		return nil, r.funcDecl(c, st, sc)
+	case *syntax.ArithmCmd:
+		return nil, r.substNode(c.X, st, sc)
+	case *syntax.LetClause:
+		for _, e := range c.Exprs {
+			if err := r.substNode(e, st, sc); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	case *syntax.TestClause:
+		return nil, r.substNode(c.X, st, sc)
+	case *syntax.DeclClause:
+		return nil, r.decl(c, st, sc)
+	case *syntax.TimeClause:
+		if c.Stmt == nil {
+			return nil, nil
+		}
+		return r.stmtOut(c.Stmt, st, sc, in)
+	case *syntax.CoprocClause:
+		if c.Stmt == nil {
+			return nil, nil
+		}
+		return nil, r.stmt(c.Stmt, st, sc.with("background"), in)
+	case *syntax.TestDecl:
+		if c.Body == nil {
+			return nil, nil
+		}
+		return nil, r.stmt(c.Body, st, sc, in)
+	}
+	return nil, r.stop(CodeUnsupported, "unsupported shell construct %T", cmd)
+}
+
+// stmtsIn walks a list whose first statement inherits stdin.
+func (r *run) stmtsIn(list []*syntax.Stmt, st *state, sc scope, in stdin) error {
+	for i, s := range list {
+		cur := stdin{}
+		if i == 0 {
+			cur = in
+		}
+		if err := r.stmt(s, st, sc, cur); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) pipeline(c *syntax.BinaryCmd, st *state, sc scope, in stdin) (*string, error) {
+	var elems []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(s.Redirs) == 0 && !s.Background && !s.Negated {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		elems = append(elems, s)
+	}
+	flatten(c.X)
+	flatten(c.Y)
+	inner := sc.with("pipeline")
+	if sc.fn != "" {
+		inner.forky = true
+	}
+	names := make([]string, 0, len(elems))
+	cur := in
+	var out *string
+	for _, e := range elems {
+		before := len(r.facts.Commands)
+		o, err := r.stmtOut(e, st.clone(), inner, cur)
+		if err != nil {
+			return nil, err
+		}
+		name := ""
+		if len(r.facts.Commands) > before {
+			name = r.facts.Commands[before].Name
+		}
+		names = append(names, name)
+		cur = stdin{kind: "pipe", literal: o, from: name}
+		out = o
+	}
+	r.facts.Pipelines = append(r.facts.Pipelines, names)
+	return out, nil
+}
+
+func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
+	switch l := c.Loop.(type) {
+	case *syntax.WordIter:
+		for _, w := range l.Items {
+			if err := r.substs(w, st, sc); err != nil {
+				return err
+			}
+		}
+		items := r.fields(st, sc, l.Items...)
+		name := l.Name.Value
+		// Walk the body once per static item (bounded); otherwise once with the variable unknown.
+		if len(items) > 0 && len(items) <= 16 && !anyDynamic(items) {
+			for _, it := range items {
+				st.vars[name] = it.text
+				if err := r.stmts(c.Do, st, sc); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		delete(st.vars, name)
+		return r.stmts(c.Do, st, sc)
+	case *syntax.CStyleLoop:
+		for _, e := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
+			if e != nil {
+				if err := r.substNode(e, st, sc); err != nil {
+					return err
+				}
+			}
+		}
+		return r.stmts(c.Do, st, sc)
+	}
+	return r.stop(CodeUnsupported, "unsupported loop %T", c.Loop)
+}
+
+func anyDynamic(fs []field) bool {
+	for _, f := range fs {
+		if f.dynamic || f.glob {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
+	name := c.Name.Value
+	r.facts.Functions = append(r.facts.Functions, Function{Name: name})
+	inner := sc.with("function")
+	inner.fn = name
+	inner.forky = false
+	inner.fnIdx = len(r.facts.Functions) - 1
+	if c.Body == nil {
+		return nil
+	}
+	return r.stmt(c.Body, st.clone(), inner, stdin{})
+}
+
+func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
+	variant := c.Variant.Value
+	for _, as := range c.Args {
+		if as.Name == nil {
+			// flags such as -x, or names given by expansion
+			if as.Value != nil {
+				if err := r.substs(as.Value, st, sc); err != nil {
+					return err
+				}
+				if fs := r.fields(st, sc, as.Value); len(fs) == 1 && fs[0].dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: variant + " " + fs[0].text, Cmd: -1})
+				}
+			}
+			continue
+		}
+		if err := r.assign(as, st, sc, -1, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// assign records NAME=value; for a shell variable (cmd -1) it updates st.
+func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[string]string) error {
+	name := as.Name.Value
+	val, dyn := "", false
+	if as.Value != nil {
+		if err := r.substs(as.Value, st, sc); err != nil {
+			return err
+		}
+		f, ok := r.single(st, sc, as.Value)
+		val, dyn = f.text, !ok
+	}
+	if as.Array != nil {
+		for _, el := range as.Array.Elems {
+			if el.Value != nil {
+				if err := r.substs(el.Value, st, sc); err != nil {
+					return err
+				}
+			}
+		}
+		dyn = true
+		val = "(…)"
+	}
+	if as.Append {
+		if old, ok := st.vars[name]; ok && !dyn {
+			val = old + val
+		} else {
+			dyn = true
+		}
+	}
+	return r.recordAssign(name, val, dyn, st, sc, cmd, env)
+}
+
+func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd int, env map[string]string) error {
+	r.facts.Assigns = append(r.facts.Assigns, Assign{Name: name, Value: val, Dynamic: dyn, Cmd: cmd})
+	if env != nil {
+		env[name] = val
+	} else if dyn {
+		delete(st.vars, name)
+	} else {
+		st.vars[name] = val
+		if name == "HOME" || name == "PWD" {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
+		}
+	}
+	if r.a.execSinks[name] {
+		if dyn {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
+		} else if strings.TrimSpace(val) != "" {
+			return r.nested(val, st, sc, "nested-shell")
+		}
+	}
+	if r.a.fileSinks[name] && !dyn && val != "" {
+		for _, part := range strings.Split(val, ":") {
+			if part != "" {
+				r.addPath(r.word(part), st, "exec", cmd, "")
+			}
+		}
+	}
+	return nil
+}
+
+// nested parses a literal script found inside another (sh -c, eval, …).
+func (r *run) nested(script string, st *state, sc scope, ctx string) error {
+	if sc.depth+1 > r.opts.MaxDepth {
+		return r.stop(CodeTooDeep, "nested scripts go deeper than %d levels", r.opts.MaxDepth)
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	if err != nil {
+		return r.stop(CodeSyntax, "bash syntax error in nested script: %v", err)
+	}
+	inner := sc
+	inner.depth++
+	inner.ctx = ctx
+	return r.stmts(file.Stmts, st.clone(), inner)
+}
+
+// substs walks the command and process substitutions inside a word.
+func (r *run) substs(w *syntax.Word, st *state, sc scope) error {
+	if w == nil {
+		return nil
+	}
+	return r.substNode(w, st, sc)
+}
+
+func (r *run) substNode(n syntax.Node, st *state, sc scope) error {
+	var err error
+	syntax.Walk(n, func(node syntax.Node) bool {
+		if err != nil {
+			return false
+		}
+		switch x := node.(type) {
+		case *syntax.CmdSubst:
+			err = r.subshellList(x.Stmts, st, sc, "subst")
+			return false
+		case *syntax.ProcSubst:
+			err = r.subshellList(x.Stmts, st, sc, "procsubst")
+			return false
+		}
+		return true
+	})
+	return err
+}
+
+func (r *run) subshellList(list []*syntax.Stmt, st *state, sc scope, ctx string) error {
+	if sc.depth+1 > r.opts.MaxDepth {
+		return r.stop(CodeTooDeep, "nested scripts go deeper than %d levels", r.opts.MaxDepth)
+	}
+	inner := sc
+	inner.depth++
+	inner.ctx = ctx
+	return r.stmts(list, st.clone(), inner)
+}
+
+// ---- expansion ----
+
+// field is one argument as bash would produce it, or as close as static
+// analysis can get.
+type field struct {
+	text    string // expanded text; for dynamic words the source with unknown parts kept
+	pattern string // text with every unknown part written as "*"
+	dynamic bool   // some part could not be known statically
+	subst   bool   // a command substitution or arithmetic is among the unknown parts
+	glob    bool   // unexpanded glob characters remain (nothing matched)
+	proc    bool   // a process substitution <(…) / >(…)
+}
+
+type env struct {
+	st   *state
+	home string
+}
+
+func (e env) Get(name string) expand.Variable {
+	str := func(s string) expand.Variable { return expand.Variable{Set: true, Kind: expand.String, Str: s} }
+	if v, ok := e.st.vars[name]; ok {
+		return str(v)
+	}
+	switch name {
+	case "HOME":
+		if e.home != "" {
+			return str(e.home)
+		}
+	case "PWD":
+		if e.st.cwd != "" {
+			return str(e.st.cwd)
+		}
+	case "IFS":
+		return str(" \t\n")
+	}
+	if user, ok := strings.CutPrefix(name, "HOME "); ok {
+		if user == "root" {
+			return str("/root")
+		}
+		return str("/home/" + user)
+	}
+	return expand.Variable{}
+}
+
+func (e env) Each(fn func(string, expand.Variable) bool) {
+	for k, v := range e.st.vars {
+		if !fn(k, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}) {
+			return
+		}
+	}
+}
+
+var errGlobBudget = errors.New("glob reads too many entries")
+
+func (r *run) config(st *state) *expand.Config {
+	cfg := &expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}
+	if st.cwd != "" {
+		cfg.ReadDir2 = func(dir string) ([]fs.DirEntry, error) {
+			ents, err := os.ReadDir(dir)
+			r.glob += len(ents) + 1
+			if r.glob > r.opts.MaxGlob {
+				return nil, errGlobBudget
+			}
+			return ents, err
+		}
+	}
+	return cfg
+}
+
+// fields expands words as bash would; words that cannot be expanded
+// statically become one dynamic field each.
+func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
+	var out []field
+	for _, w := range words {
+		if w == nil {
+			continue
+		}
+		if unknown, subst, proc := r.unknownParts(w, st); unknown {
+			text, pattern := r.render(w, st)
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc})
+			continue
+		}
+		fs, err := expand.Fields(r.config(st), w)
+		if err != nil {
+			text, pattern := r.render(w, st)
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget)})
+			continue
+		}
+		for _, s := range fs {
+			g := hasGlobMeta(s) && r.wordHasUnquotedGlob(w)
+			out = append(out, field{text: s, pattern: s, glob: g})
+		}
+	}
+	return out
+}
+
+// single expands a word that must stay one field (assignment values).
+func (r *run) single(st *state, sc scope, w *syntax.Word) (field, bool) {
+	if unknown, _, _ := r.unknownParts(w, st); unknown {
+		text, pattern := r.render(w, st)
+		return field{text: text, pattern: pattern, dynamic: true}, false
+	}
+	s, err := expand.Literal(&expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}, w)
+	if err != nil {
+		text, pattern := r.render(w, st)
+		return field{text: text, pattern: pattern, dynamic: true}, false
+	}
+	return field{text: s, pattern: s}, true
+}
+
+func (r *run) literalDoc(w *syntax.Word, st *state) (string, bool) {
+	if unknown, _, _ := r.unknownParts(w, st); unknown {
+		return "", false
+	}
+	s, err := expand.Document(&expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}, w)
+	return s, err == nil
+}
+
+// unknownParts reports whether the word has parts whose value static
+// analysis cannot know: substitutions, and parameters not set in the script.
+func (r *run) unknownParts(w *syntax.Word, st *state) (unknown, subst, proc bool) {
+	e := env{st, r.opts.Home}
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst, *syntax.ArithmExp:
+			unknown, subst = true, true
+			return false
+		case *syntax.ProcSubst:
+			unknown, proc = true, true
+			return false
+		case *syntax.ParamExp:
+			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil {
+				unknown = true
+			}
+			return true
+		}
+		return true
+	})
+	return
+}
+
+// render writes a word back with its static parts expanded where possible,
+// returning the readable text and a pattern where unknown parts are "*".
+func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
+	var tb, pb strings.Builder
+	cfg := &expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}
+	var part func(p syntax.WordPart, quoted bool)
+	part = func(p syntax.WordPart, quoted bool) {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			v := x.Value
+			if !quoted {
+				v = unescapeLit(v)
+			}
+			tb.WriteString(v)
+			pb.WriteString(v)
+			return
+		case *syntax.SglQuoted:
+			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {
+				tb.WriteString(s)
+				pb.WriteString(s)
+				return
+			}
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				part(q, true)
+			}
+			return
+		case *syntax.ParamExp:
+			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {
+				tb.WriteString(s)
+				pb.WriteString(s)
+				return
+			}
+		}
+		var sb strings.Builder
+		syntax.NewPrinter().Print(&sb, &syntax.Word{Parts: []syntax.WordPart{p}})
+		tb.WriteString(sb.String())
+		if !strings.HasSuffix(pb.String(), "*") {
+			pb.WriteString("*")
+		}
+	}
+	for _, p := range w.Parts {
+		part(p, false)
+	}
+	return tb.String(), pb.String()
+}
+
+func unescapeLit(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func hasGlobMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// wordHasUnquotedGlob reports whether glob characters appear unquoted.
+func (r *run) wordHasUnquotedGlob(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			if hasGlobMeta(x.Value) {
+				return true
+			}
+		case *syntax.ExtGlob, *syntax.BraceExp:
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,266 @@
+package parser
+
+import (
+	"path"
+	"strings"
+)
+
+// classifier decides the zone and sensitivity of resolved paths. It is built
+// once per Config and workspace; look-ups are map probes over a path's
+// ancestors, so the cost does not grow with the number of entries.
+type classifier struct {
+	ws, home  string
+	readRoots map[string]bool // exact directories
+	readGlobs []string        // first-component patterns such as "/lib*"
+	secrets   map[string]string
+	secretPat [][]string // component patterns of entries with wildcards
+	secretRaw []string
+	names     []string
+}
+
+func newClassifier(cfg Config, ws, home string) *classifier {
+	c := &classifier{ws: ws, home: home, readRoots: map[string]bool{}, secrets: map[string]string{}, names: cfg.SensitiveNames}
+	for _, r := range cfg.ReadRoots {
+		r = path.Clean("/" + r)
+		if strings.ContainsAny(r, "*?[") {
+			c.readGlobs = append(c.readGlobs, r)
+		} else {
+			c.readRoots[r] = true
+		}
+	}
+	for _, s := range cfg.SensitivePaths {
+		abs := s
+		if strings.HasPrefix(s, "~/") || s == "~" {
+			if home == "" {
+				continue
+			}
+			abs = home + s[1:]
+		}
+		abs = path.Clean("/" + abs)
+		if strings.ContainsAny(abs, "*?[") {
+			c.secretPat = append(c.secretPat, splitPath(abs))
+			c.secretRaw = append(c.secretRaw, s)
+		} else {
+			c.secrets[abs] = s
+		}
+	}
+	return c
+}
+
+func splitPath(p string) []string {
+	if p == "/" {
+		return nil
+	}
+	return strings.Split(strings.TrimPrefix(p, "/"), "/")
+}
+
+func under(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir) && p[len(dir)] == '/'
+}
+
+// zone classifies a resolved, clean, absolute path.
+func (c *classifier) zone(p string) string {
+	switch {
+	case p == c.ws:
+		return "workspace_root"
+	case under(p, c.ws):
+		return "workspace"
+	case p == "/":
+		return "root"
+	case under(p, "/proc"):
+		return procZone(p)
+	case under(p, "/dev"):
+		return devZone(p)
+	case c.home != "" && c.home != "/" && under(p, c.home):
+		return "home"
+	case p == "/tmp":
+		return "tmp_root"
+	case under(p, "/tmp"), under(p, "/dev/shm"):
+		return "tmp"
+	}
+	if c.readRoot(p) {
+		return "system"
+	}
+	return "outside"
+}
+
+func (c *classifier) readRoot(p string) bool {
+	for d := p; ; d = path.Dir(d) {
+		if c.readRoots[d] {
+			return true
+		}
+		if d == "/" {
+			break
+		}
+	}
+	if len(c.readGlobs) > 0 {
+		comps := splitPath(p)
+		if len(comps) > 0 {
+			for _, g := range c.readGlobs {
+				if ok, _ := path.Match(g, "/"+comps[0]); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+var procPrivate = map[string]bool{"environ": true, "mem": true, "root": true, "cwd": true, "fd": true, "map_files": true, "fdinfo": false}
+
+// procZone classifies /proc lexically: the gateway's symlinks there describe
+// itself, not the sandboxed process.
+func procZone(p string) string {
+	comps := splitPath(p)
+	if len(comps) == 1 {
+		return "system"
+	}
+	first := comps[1]
+	switch {
+	case first == "self" || first == "thread-self":
+		if len(comps) > 2 && procPrivate[comps[2]] {
+			return "proc_private"
+		}
+		return "system"
+	case first == "kcore" || first == "kmem" || first == "sysrq-trigger":
+		return "proc_private"
+	case isDigits(first) || strings.ContainsAny(first, "*?[$"):
+		return "proc_private"
+	}
+	return "system"
+}
+
+var safeDevices = map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/random": true, "/dev/urandom": true,
+	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/full": true, "/dev/fd": true}
+
+func devZone(p string) string {
+	switch {
+	case p == "/dev":
+		return "system"
+	case safeDevices[p], under(p, "/dev/fd"):
+		return "dev_safe"
+	case under(p, "/dev/tcp"), under(p, "/dev/udp"):
+		return "dev_net"
+	case under(p, "/dev/shm"):
+		return "tmp"
+	}
+	return "device"
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sensitive reports whether p (resolved) is a secret, and which entry says so.
+func (c *classifier) sensitive(p string, zone string) (bool, string) {
+	for d := p; ; d = path.Dir(d) {
+		if e, ok := c.secrets[d]; ok {
+			return true, e
+		}
+		if d == "/" {
+			break
+		}
+	}
+	if len(c.secretPat) > 0 {
+		comps := splitPath(p)
+		for i, pat := range c.secretPat {
+			if len(comps) >= len(pat) && matchComps(pat, comps[:len(pat)]) {
+				return true, c.secretRaw[i]
+			}
+		}
+	}
+	if zone != "workspace" && zone != "workspace_root" {
+		base := path.Base(p)
+		for _, n := range c.names {
+			if ok, _ := path.Match(n, base); ok {
+				return true, n
+			}
+		}
+	}
+	return false, ""
+}
+
+func matchComps(pat, comps []string) bool {
+	for i := range pat {
+		if ok, _ := path.Match(pat[i], comps[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// couldBeSensitive reports whether a path pattern (a glob or a path with
+// dynamic parts, written with "*" for the unknown parts) could name a
+// secret. spans is true when a "*" may stand for several components (a
+// dynamic part may hold slashes; a glob may not).
+func (c *classifier) couldBeSensitive(pattern string, spans bool, zone string) (bool, string) {
+	comps := splitPath(pattern)
+	try := func(entry []string, raw string) (bool, string) {
+		n := len(entry)
+		if len(comps) < n && !(spans && len(comps) > 0 && strings.Contains(comps[len(comps)-1], "*")) {
+			return false, ""
+		}
+		for i := 0; i < n && i < len(comps); i++ {
+			if !compsIntersect(comps[i], entry[i]) {
+				return false, ""
+			}
+		}
+		return true, raw
+	}
+	for abs, raw := range c.secrets {
+		if ok, r := try(splitPath(abs), raw); ok {
+			return ok, r
+		}
+	}
+	for i, pat := range c.secretPat {
+		if ok, r := try(pat, c.secretRaw[i]); ok {
+			return ok, r
+		}
+	}
+	if len(comps) > 0 && zone != "workspace" && zone != "workspace_root" {
+		last := comps[len(comps)-1]
+		for _, n := range c.names {
+			if compsIntersect(last, n) {
+				return true, n
+			}
+		}
+	}
+	return false, ""
+}
+
+// compsIntersect reports whether two component patterns can match one name.
+func compsIntersect(a, b string) bool {
+	am, bm := strings.ContainsAny(a, "*?["), strings.ContainsAny(b, "*?[")
+	switch {
+	case !am && !bm:
+		return a == b
+	case !am:
+		ok, _ := path.Match(b, a)
+		return ok
+	case !bm:
+		ok, _ := path.Match(a, b)
+		return ok
+	}
+	// Both are patterns: compare their literal heads and tails.
+	ah, at := literalEnds(a)
+	bh, bt := literalEnds(b)
+	return (strings.HasPrefix(ah, bh) || strings.HasPrefix(bh, ah)) &&
+		(strings.HasSuffix(at, bt) || strings.HasSuffix(bt, at))
+}
+
+func literalEnds(p string) (head, tail string) {
+	i := strings.IndexAny(p, "*?[")
+	j := strings.LastIndexAny(p, "*?]")
+	return p[:i], p[j+1:]
+}

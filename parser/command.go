@@ -1,0 +1,1008 @@
+package parser
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// wspec describes a wrapper's options so the wrapped command can be found.
+type wspec struct {
+	opts       string          // short options; ':' after a letter means it takes a value
+	long       map[string]bool // long options taking a separate value
+	positional int             // operands before the command (timeout DURATION, chroot DIR)
+	assigns    bool            // NAME=value words allowed before the command
+}
+
+var wrapperSpecs = map[string]wspec{
+	"sudo":        {opts: "u:g:p:C:D:h:r:t:U:T:c:EHnSbiskKlvAPBN", long: map[string]bool{"--user": true, "--group": true, "--prompt": true, "--chdir": true, "--host": true, "--role": true, "--type": true, "--other-user": true, "--command-timeout": true, "--close-from": true}, assigns: true},
+	"doas":        {opts: "u:C:nsL"},
+	"pkexec":      {long: map[string]bool{"--user": true}},
+	"run0":        {opts: "u:g:D:", long: map[string]bool{"--user": true, "--group": true, "--chdir": true, "--setenv": true, "--unit": true, "--property": true, "--description": true}},
+	"env":         {opts: "u:C:S:i0v", long: map[string]bool{"--unset": true, "--chdir": true, "--split-string": true}, assigns: true},
+	"nice":        {opts: "n:", long: map[string]bool{"--adjustment": true}},
+	"nohup":       {},
+	"timeout":     {opts: "s:k:v", long: map[string]bool{"--signal": true, "--kill-after": true}, positional: 1},
+	"time":        {opts: "f:o:pav", long: map[string]bool{"--format": true, "--output": true}},
+	"stdbuf":      {opts: "i:o:e:", long: map[string]bool{"--input": true, "--output": true, "--error": true}},
+	"ionice":      {opts: "c:n:p:P:u:t", long: map[string]bool{"--class": true, "--classdata": true}},
+	"command":     {opts: "pvV"},
+	"exec":        {opts: "a:cl"},
+	"builtin":     {},
+	"xargs":       {opts: "a:d:E:I:L:n:P:s:0prtxiel", long: map[string]bool{"--arg-file": true, "--delimiter": true, "--max-args": true, "--max-procs": true, "--max-lines": true, "--max-chars": true, "--replace": false}},
+	"chroot":      {long: map[string]bool{"--userspec": true, "--groups": true}, positional: 1},
+	"setsid":      {opts: "cfw"},
+	"flock":       {opts: "w:E:c:sxnuoF", positional: 1},
+	"watch":       {opts: "n:d:q:", long: map[string]bool{"--interval": true}},
+	"strace":      {opts: "o:e:p:s:u:E:I:b:a:O:P:S:X:"},
+	"ltrace":      {opts: "o:e:p:s:u:a:n:"},
+	"taskset":     {opts: "cap", positional: 1},
+	"chrt":        {opts: "bfiordRpT:P:D:", positional: 1},
+	"unbuffer":    {},
+	"torsocks":    {opts: "u:p:a:P:i"},
+	"proxychains": {opts: "f:q"}, "proxychains4": {opts: "f:q"},
+	"faketime":    {opts: "f", positional: 1},
+	"nsenter":     {opts: "t:S:G:", long: map[string]bool{"--target": true, "--setuid": true, "--setgid": true}},
+	"unshare":     {opts: "S:G:R:w:", long: map[string]bool{"--setuid": true, "--setgid": true, "--root": true, "--wd": true}},
+	"systemd-run": {opts: "u:p:E:M:H:", long: map[string]bool{"--unit": true, "--property": true, "--setenv": true, "--description": true, "--uid": true, "--gid": true, "--working-directory": true}},
+	"script":      {opts: "c:E:I:O:T:B:", long: map[string]bool{"--command": true}},
+	"su":          {opts: "c:s:g:G:w:", long: map[string]bool{"--command": true, "--shell": true, "--group": true}},
+	"runuser":     {opts: "u:g:G:c:s:w:", long: map[string]bool{"--user": true, "--command": true, "--shell": true}},
+	"sg":          {opts: "c:"},
+	"firejail":    {},
+	"catchsegv":   {},
+	"cgexec":      {opts: "g:"},
+	"numactl":     {opts: "C:N:m:p:i:P:", positional: 0},
+	"caffeinate":  {opts: "t:w:"},
+	"parallel":    {opts: "j:S:P:a:", long: map[string]bool{"--jobs": true, "--arg-file": true}},
+	"busybox":     {},
+}
+
+// cmdStringOpts are wrapper options whose value is a shell command line.
+var cmdStringOpts = map[string]string{"su": "c", "runuser": "c", "sg": "c", "script": "c", "flock": "c", "sudo": "", "env": ""}
+
+func base(s string) string {
+	if s == "/" {
+		return s
+	}
+	return path.Base(strings.TrimRight(s, "/"))
+}
+
+// call handles a simple command: assignments, argv, and what it means.
+func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, error) {
+	for _, w := range c.Args {
+		if err := r.substs(w, st, sc); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			if err := r.assign(as, st, sc, -1, nil); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	argv := r.fields(st, sc, c.Args...)
+	env := map[string]string{}
+	var pending []*syntax.Assign
+	pending = append(pending, c.Assigns...)
+	return r.simple(argv, st, sc, in, env, pending, nil)
+}
+
+// simple records one command (after peeling wrappers) and analyses it.
+func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string]string, assigns []*syntax.Assign, wrappers []string) (*string, error) {
+	if len(r.facts.Commands) >= r.opts.MaxCmds {
+		return nil, r.stop(CodeTooComplex, "more than %d commands", r.opts.MaxCmds)
+	}
+	idx := len(r.facts.Commands)
+	r.facts.Commands = append(r.facts.Commands, Command{Argv: []string{}, Wrappers: []string{}, Env: map[string]string{}})
+	for _, as := range assigns {
+		if err := r.assign(as, st, sc, idx, env); err != nil {
+			return nil, err
+		}
+	}
+	cwd := st.cwd
+	stdinArgs := false
+	// Peel wrappers.
+	for len(argv) > 0 && !argv[0].dynamic {
+		name := base(argv[0].text)
+		ws, ok := wrapperSpecs[name]
+		if !ok || !r.a.wrappers[name] {
+			break
+		}
+		rest, more, err := r.unwrap(name, ws, argv, st, sc, idx, env, &cwd)
+		if err != nil {
+			return nil, err
+		}
+		wrappers = append(wrappers, name)
+		if name == "xargs" || name == "parallel" {
+			stdinArgs = true
+		}
+		if more == "query" { // command -v: a look-up, not an execution
+			break
+		}
+		if more == "done" || len(rest) == 0 {
+			if len(rest) == 0 && name == "xargs" {
+				rest = []field{{text: "echo", pattern: "echo"}}
+			} else {
+				argv = argv[:1]
+				wrappers = wrappers[:len(wrappers)-1]
+				break
+			}
+		}
+		argv = rest
+	}
+	cmd := Command{Argv: make([]string, len(argv)), Wrappers: wrappers, Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from}
+	if cmd.Wrappers == nil {
+		cmd.Wrappers = []string{}
+	}
+	for i, f := range argv {
+		cmd.Argv[i] = f.text
+		if f.dynamic {
+			cmd.Dynamic = true
+		}
+	}
+	if len(argv) > 0 && !argv[0].dynamic && !argv[0].glob {
+		cmd.Name = base(argv[0].text)
+	} else if len(argv) > 0 {
+		kind := "command_name"
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: kind, Text: argv[0].text, Cmd: idx})
+	}
+	if stdinArgs {
+		cmd.Stdin = "args"
+	}
+	r.facts.Commands[idx] = cmd
+	if sc.fn != "" && cmd.Name == sc.fn && sc.fnIdx >= 0 {
+		r.facts.Functions[sc.fnIdx].Recursive = true
+		if sc.forky {
+			r.facts.Functions[sc.fnIdx].Forks = true
+		}
+	}
+	for _, f := range argv[1:] {
+		if f.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: dynKind(f), Text: f.text, Cmd: idx})
+		}
+	}
+	if cmd.Name == "" {
+		return nil, nil
+	}
+	local := &state{cwd: cwd, vars: st.vars, dirs: st.dirs}
+	return r.meaning(idx, cmd.Name, argv, st, local, sc, in)
+}
+
+func dynKind(f field) string {
+	switch {
+	case f.proc:
+		return "procsubst"
+	case f.subst:
+		return "cmdsubst"
+	case f.glob:
+		return "glob"
+	}
+	return "param"
+}
+
+// unwrap skips a wrapper's options and returns the wrapped argv. more is
+// "query" for look-ups (command -v), "done" when the wrapper ran a command
+// string it has already analysed.
+func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, idx int, env map[string]string, cwd *string) ([]field, string, error) {
+	i := 1
+	strOpt := cmdStringOpts[name]
+	var cmdString *field
+	query := false
+	setCwd := func(v field) {
+		p := r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "cwd", idx, name)
+		if p.Dynamic || p.Zone == "unknown" {
+			*cwd = ""
+		} else {
+			*cwd = p.Real
+		}
+	}
+	var split *field
+	if name == "nice" && len(argv) > 1 && len(argv[1].text) > 1 && argv[1].text[0] == '-' && isDigits(argv[1].text[1:]) {
+		i = 2
+	}
+	for i < len(argv) {
+		a := argv[i]
+		t := a.text
+		if a.dynamic {
+			break
+		}
+		if ws.assigns && isAssignWord(t) {
+			k, v, _ := strings.Cut(t, "=")
+			if err := r.recordAssign(k, v, false, st, sc, idx, env); err != nil {
+				return nil, "", err
+			}
+			i++
+			continue
+		}
+		if t == "--" {
+			i++
+			break
+		}
+		if name == "env" && t == "-" {
+			i++
+			continue
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			key, val, eq := strings.Cut(t, "=")
+			if !eq && ws.long[key] && i+1 < len(argv) {
+				i++
+				val = argv[i].text
+				eq = true
+			}
+			v := field{text: val, pattern: val}
+			switch {
+			case key == "--chdir" || key == "--working-directory" || key == "--wd":
+				setCwd(v)
+			case key == "--split-string":
+				split = &v
+			case key == "--command":
+				cmdString = &v
+			case key == "--unset":
+			}
+			i++
+			continue
+		}
+		consumed := false
+		for j := 1; j < len(t); j++ {
+			ch := t[j]
+			if name == "command" && (ch == 'v' || ch == 'V') {
+				query = true
+			}
+			k := strings.IndexByte(ws.opts, ch)
+			if k >= 0 && k+1 < len(ws.opts) && ws.opts[k+1] == ':' {
+				var v field
+				if j+1 < len(t) {
+					s := t[j+1:]
+					v = field{text: s, pattern: s}
+				} else if i+1 < len(argv) {
+					i++
+					v = argv[i]
+				}
+				switch {
+				case name == "env" && ch == 'C', name == "sudo" && ch == 'D', name == "run0" && ch == 'D':
+					setCwd(v)
+				case name == "env" && ch == 'S':
+					split = &v
+				case string(ch) == strOpt:
+					vv := v
+					cmdString = &vv
+				case name == "strace" && ch == 'o', name == "ltrace" && ch == 'o', name == "time" && ch == 'o':
+					r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
+				}
+				consumed = true
+				break
+			}
+		}
+		_ = consumed
+		i++
+	}
+	if query {
+		return nil, "query", nil
+	}
+	for n := 0; n < ws.positional && i < len(argv); n++ {
+		switch name {
+		case "flock":
+			r.addPath(argv[i], &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
+		case "chroot":
+			r.addPath(argv[i], &state{cwd: *cwd, vars: st.vars}, "read", idx, name)
+		}
+		i++
+	}
+	rest := argv[i:]
+	if split != nil {
+		// env -S 'cmd args' [more args]: the string is split like a command line.
+		script := split.text
+		for _, f := range rest {
+			script += " " + shellQuote(f.text)
+		}
+		if split.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: split.text, Cmd: idx})
+			return nil, "done", nil
+		}
+		return nil, "done", r.nested(script, &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell")
+	}
+	if cmdString != nil {
+		if cmdString.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: cmdString.text, Cmd: idx})
+			return nil, "done", nil
+		}
+		return nil, "done", r.nested(cmdString.text, &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell")
+	}
+	switch name {
+	case "su", "sg", "runuser", "script":
+		if name == "sg" && len(rest) > 0 {
+			rest = rest[1:] // the group
+		}
+		if name == "su" || name == "runuser" {
+			// the rest are user names (and "-"); no command given
+			return nil, "done", nil
+		}
+	case "watch":
+		if len(rest) > 0 {
+			parts := make([]string, len(rest))
+			for k, f := range rest {
+				if f.dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
+					return nil, "done", nil
+				}
+				parts[k] = f.text
+			}
+			return nil, "done", r.nested(strings.Join(parts, " "), &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell")
+		}
+	case "parallel":
+		for k, f := range rest {
+			if f.text == ":::" || f.text == "::::" || f.text == ":::+" {
+				rest = rest[:k]
+				break
+			}
+		}
+		if len(rest) == 1 && strings.ContainsAny(rest[0].text, " ;|&") {
+			if rest[0].dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: rest[0].text, Cmd: idx})
+				return nil, "done", nil
+			}
+			return nil, "done", r.nested(rest[0].text, &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell")
+		}
+	}
+	return rest, "", nil
+}
+
+func isAssignWord(t string) bool {
+	eq := strings.IndexByte(t, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := t[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// meaning analyses what a command does with its arguments. st is the shell's
+// state (changed by cd); local carries the command's own cwd.
+func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc scope, in stdin) (*string, error) {
+	args := argv[1:]
+	switch {
+	case r.a.shells[name]:
+		return nil, r.shell(idx, name, args, local, sc, in)
+	case r.a.isInterpreter(name):
+		return nil, r.interpreter(idx, name, args, local, sc, in)
+	}
+	switch name {
+	case "eval":
+		return nil, r.evalArgs(idx, args, local, sc)
+	case "source", ".":
+		if len(args) > 0 {
+			if args[0].proc {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: args[0].text, Cmd: idx})
+			} else {
+				r.addPath(args[0], local, "exec", idx, name)
+			}
+		}
+		return nil, nil
+	case "alias":
+		for _, a := range args {
+			if k, body, ok := strings.Cut(a.text, "="); ok && k != "" {
+				if a.dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
+					continue
+				}
+				if err := r.nested(body, local, sc, "nested-shell"); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return nil, nil
+	case "trap":
+		if len(args) > 1 && args[0].text != "-p" && args[0].text != "-l" {
+			if args[0].dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[0].text, Cmd: idx})
+				return nil, nil
+			}
+			return nil, r.nested(args[0].text, local, sc, "nested-shell")
+		}
+		return nil, nil
+	case "cd", "pushd", "popd":
+		return nil, r.cd(idx, name, args, st, local)
+	case "find":
+		return nil, r.find(idx, args, local, sc)
+	case "git":
+		return nil, r.git(idx, args, local, sc)
+	case "tar", "bsdtar":
+		return nil, r.tar(idx, args, local, sc)
+	case "dd":
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a.text, "if="); ok {
+				r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, local, "read", idx, name)
+			}
+			if v, ok := strings.CutPrefix(a.text, "of="); ok {
+				r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, local, "write", idx, name)
+			}
+		}
+		return nil, nil
+	case "rsync":
+		for k, a := range args {
+			if (a.text == "-e" || a.text == "--rsh") && k+1 < len(args) && !args[k+1].dynamic {
+				if err := r.nested(args[k+1].text, local, sc, "nested-shell"); err != nil {
+					return nil, err
+				}
+			} else if v, ok := strings.CutPrefix(a.text, "--rsh="); ok {
+				if err := r.nested(v, local, sc, "nested-shell"); err != nil {
+					return nil, err
+				}
+			}
+		}
+	case "ssh":
+		for k, a := range args {
+			if a.text == "-o" && k+1 < len(args) {
+				if v, ok := cutFold(args[k+1].text, "ProxyCommand="); ok {
+					if err := r.nested(v, local, sc, "nested-shell"); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	case "echo":
+		return literalOut(argv, true), nil
+	case "printf":
+		return literalOut(argv, false), nil
+	case "cat":
+		if len(args) == 0 && in.literal != nil {
+			return in.literal, nil
+		}
+	}
+	r.operands(idx, name, args, local)
+	return nil, nil
+}
+
+func cutFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return "", false
+}
+
+// literalOut is what echo/printf print when every argument is static.
+func literalOut(argv []field, echo bool) *string {
+	var parts []string
+	for _, f := range argv[1:] {
+		if f.dynamic {
+			return nil
+		}
+		parts = append(parts, f.text)
+	}
+	if echo {
+		for len(parts) > 0 && (parts[0] == "-n" || parts[0] == "-e" || parts[0] == "-E" || parts[0] == "-ne" || parts[0] == "-en") {
+			parts = parts[1:]
+		}
+		s := strings.Join(parts, " ") + "\n"
+		return &s
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	s := parts[0]
+	if len(parts) > 1 {
+		s = strings.Join(parts[1:], "\n")
+	}
+	s = strings.ReplaceAll(s, `\n`, "\n")
+	return &s
+}
+
+// operands adds the path operands of a command to the path set.
+func (r *run) operands(idx int, name string, args []field, local *state) {
+	for _, o := range classifyArgs(name, lookupSpec(name), args) {
+		role := o.role
+		if role == "maybe" {
+			// not in the table and not path-like: a path only if it names an entry
+			if local.cwd == "" || o.f.dynamic {
+				continue
+			}
+			if _, exists, _ := Resolve(local.cwd + "/" + o.f.text); !exists {
+				continue
+			}
+			role = "read"
+		}
+		if role == "upload" {
+			r.addPath(o.f, local, "read", idx, name)
+			r.facts.Paths[len(r.facts.Paths)-1].Role = "upload"
+			continue
+		}
+		r.addPath(o.f, local, role, idx, name)
+	}
+}
+
+func (r *run) evalArgs(idx int, args []field, st *state, sc scope) error {
+	parts := make([]string, 0, len(args))
+	for _, a := range args {
+		if a.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "eval", Text: a.text, Cmd: idx})
+			return nil
+		}
+		parts = append(parts, a.text)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return r.nested(strings.Join(parts, " "), st, sc, "nested-shell")
+}
+
+// shell handles sh/bash/…: -c scripts are parsed again, script files are
+// exec paths, and a script read from stdin must be literal.
+func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in stdin) error {
+	i, cmdMode, readsStdin := 0, false, false
+	for i < len(args) {
+		a := args[i]
+		if a.dynamic {
+			break
+		}
+		t := a.text
+		if t == "--" || t == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			if (t == "--rcfile" || t == "--init-file") && i+1 < len(args) {
+				r.addPath(args[i+1], st, "exec", idx, name)
+				i++
+			}
+			if t == "--command" {
+				cmdMode = true
+			}
+			i++
+			continue
+		}
+		if len(t) > 1 && (t[0] == '-' || t[0] == '+') {
+			for _, ch := range t[1:] {
+				switch ch {
+				case 'c':
+					cmdMode = true
+				case 's':
+					readsStdin = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			i++
+			continue
+		}
+		break
+	}
+	if cmdMode {
+		if i >= len(args) {
+			return nil
+		}
+		s := args[i]
+		if s.dynamic {
+			kind := "nested_script"
+			if s.proc {
+				kind = "procsubst_script"
+			}
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: kind, Text: s.text, Cmd: idx})
+			return nil
+		}
+		if err := r.nested(s.text, st, sc, "nested-shell"); err != nil {
+			return err
+		}
+		r.guessRest(idx, name, args[i+1:], st)
+		return nil
+	}
+	if i < len(args) && !readsStdin {
+		f := args[i]
+		if f.proc || f.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: f.text, Cmd: idx})
+		} else {
+			r.addPath(f, st, "exec", idx, name)
+		}
+		r.guessRest(idx, name, args[i+1:], st)
+		return nil
+	}
+	return r.stdinScript(idx, st, sc, in, true)
+}
+
+// guessRest treats trailing arguments of a script like those of an unknown command.
+func (r *run) guessRest(idx int, name string, args []field, st *state) {
+	for _, a := range args {
+		if looksLikePath(a.text) && !a.proc {
+			r.addPath(a, st, "read", idx, name)
+		}
+	}
+}
+
+func (r *run) stdinScript(idx int, st *state, sc scope, in stdin, parse bool) error {
+	switch in.kind {
+	case "pipe", "heredoc", "herestring":
+		if in.literal == nil {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: "script read from " + in.kind, Cmd: idx})
+			return nil
+		}
+		if parse && strings.TrimSpace(*in.literal) != "" {
+			return r.nested(*in.literal, st, sc, "nested-shell")
+		}
+	}
+	return nil
+}
+
+// interpreter handles python/perl/node/…: inline code is left to the
+// sandbox; a script file is an exec path; a script on stdin must be literal.
+func (r *run) interpreter(idx int, name string, args []field, st *state, sc scope, in stdin) error {
+	isAwk := strings.HasSuffix(name, "awk")
+	inline := false
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		t := a.text
+		if a.dynamic && !inline {
+			break
+		}
+		if t == "-" {
+			break
+		}
+		if t == "--" {
+			i++
+			break
+		}
+		if len(t) < 2 || t[0] != '-' {
+			break
+		}
+		switch {
+		case t == "-c" || t == "-e" || t == "-E" || t == "--eval" || t == "-p" || t == "--print" || t == "-r" && name == "php" || t == "--command":
+			inline = true
+			i += 2
+			continue
+		case isAwk && (t == "-f" || t == "--file"):
+			if i+1 < len(args) {
+				r.addPath(args[i+1], st, "exec", idx, name)
+			}
+			inline = true
+			i += 2
+			continue
+		case t == "-m" || t == "-W" || t == "-X" || t == "-I" || t == "-M" || t == "-r" || t == "--require" || t == "-v" || t == "-F" || t == "--import" || t == "-i" && isAwk:
+			if t == "-m" && !isAwk {
+				inline = true // python -m module runs a module, not a script from stdin
+			}
+			i += 2
+			continue
+		case strings.HasPrefix(t, "-c") && !strings.HasPrefix(t, "--") && len(t) > 2 && name != "php",
+			strings.HasPrefix(t, "-e") && len(t) > 2, strings.HasPrefix(t, "-m") && len(t) > 2:
+			inline = true
+		}
+		i++
+	}
+	rest := args[i:]
+	if !inline && len(rest) > 0 && rest[0].text != "-" {
+		if isAwk {
+			rest = rest[1:] // the program text
+			inline = true
+		} else {
+			f := rest[0]
+			if f.proc || f.dynamic && f.subst {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: f.text, Cmd: idx})
+			} else {
+				r.addPath(f, st, "exec", idx, name)
+			}
+			r.guessRest(idx, name, rest[1:], st)
+			return nil
+		}
+	}
+	r.guessRest(idx, name, rest, st)
+	if !inline {
+		return r.stdinScript(idx, st, sc, in, false)
+	}
+	return nil
+}
+
+func (r *run) cd(idx int, name string, args []field, st, local *state) error {
+	var target *field
+	for k := range args {
+		if args[k].text == "--" || strings.HasPrefix(args[k].text, "-") && len(args[k].text) > 1 && args[k].text != "-" && !args[k].dynamic {
+			continue
+		}
+		target = &args[k]
+		break
+	}
+	switch {
+	case name == "popd":
+		if n := len(st.dirs); n > 0 {
+			st.cwd = st.dirs[n-1]
+			st.dirs = st.dirs[:n-1]
+		} else {
+			st.cwd = ""
+		}
+		return nil
+	case target == nil:
+		target = &field{text: "~", pattern: "~"}
+		if r.opts.Home != "" {
+			target = &field{text: r.opts.Home, pattern: r.opts.Home}
+		}
+	case target.text == "-" && !target.dynamic:
+		if old, ok := st.vars["OLDPWD"]; ok {
+			target = &field{text: old, pattern: old}
+		} else {
+			st.cwd = ""
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "cwd", Text: "cd -", Cmd: idx})
+			return nil
+		}
+	}
+	p := r.addPath(*target, local, "cwd", idx, name)
+	if name == "pushd" {
+		st.dirs = append(st.dirs, st.cwd)
+	}
+	if p.Dynamic || p.Zone == "unknown" {
+		st.cwd = ""
+		return nil
+	}
+	st.cwd = p.Real
+	return nil
+}
+
+// find: start paths are read; -delete deletes them; -exec runs a command on
+// what is found (written as start/{}); -fprint writes.
+func (r *run) find(idx int, args []field, st *state, sc scope) error {
+	var starts []field
+	k := 0
+	for ; k < len(args); k++ {
+		t := args[k].text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") || strings.HasPrefix(t, "-D") {
+			continue
+		}
+		if !args[k].dynamic && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == ")") {
+			break
+		}
+		starts = append(starts, args[k])
+	}
+	if len(starts) == 0 {
+		starts = []field{{text: ".", pattern: "."}}
+	}
+	access := "read"
+	for j := k; j < len(args); j++ {
+		switch args[j].text {
+		case "-delete":
+			access = "delete"
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if j+1 < len(args) {
+				r.addPath(args[j+1], st, "write", idx, "find")
+			}
+		}
+	}
+	for _, s := range starts {
+		r.addPath(s, st, access, idx, "find")
+	}
+	for j := k; j < len(args); j++ {
+		t := args[j].text
+		if t != "-exec" && t != "-execdir" && t != "-ok" && t != "-okdir" {
+			continue
+		}
+		end := j + 1
+		for end < len(args) && args[end].text != ";" && args[end].text != "+" {
+			end++
+		}
+		sub := make([]field, 0, end-j-1)
+		for _, a := range args[j+1 : end] {
+			if strings.Contains(a.text, "{}") {
+				// each start stands for what find finds below it
+				for _, s := range starts {
+					v := strings.ReplaceAll(a.text, "{}", strings.TrimRight(s.text, "/")+"/{}")
+					sub = append(sub, field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic})
+				}
+				continue
+			}
+			sub = append(sub, a)
+		}
+		if len(sub) > 0 {
+			inner := sc
+			inner.ctx = "nested-shell"
+			if _, err := r.simple(sub, st, inner, stdin{}, map[string]string{}, nil, []string{"find"}); err != nil {
+				return err
+			}
+		}
+		j = end
+	}
+	return nil
+}
+
+// git: -C changes the directory, -c sets config (judged by the policy),
+// clone writes its target, rm deletes, apply/am read.
+func (r *run) git(idx int, args []field, st *state, sc scope) error {
+	local := &state{cwd: st.cwd, vars: st.vars}
+	k := 0
+	for ; k < len(args); k++ {
+		t := args[k].text
+		switch {
+		case t == "-C" && k+1 < len(args):
+			k++
+			p := r.addPath(args[k], local, "cwd", idx, "git")
+			if p.Dynamic || p.Zone == "unknown" {
+				local.cwd = ""
+			} else {
+				local.cwd = p.Real
+			}
+			continue
+		case (t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--exec-path" || t == "--config-env") && k+1 < len(args):
+			if t == "--git-dir" || t == "--work-tree" {
+				r.addPath(args[k+1], local, "write", idx, "git")
+			}
+			k++
+			continue
+		case strings.HasPrefix(t, "--git-dir=") || strings.HasPrefix(t, "--work-tree="):
+			_, v, _ := strings.Cut(t, "=")
+			r.addPath(field{text: v, pattern: v}, local, "write", idx, "git")
+			continue
+		case strings.HasPrefix(t, "-"):
+			continue
+		}
+		break
+	}
+	if k >= len(args) {
+		return nil
+	}
+	sub := args[k].text
+	rest := args[k+1:]
+	var ops []field
+	for _, a := range rest {
+		if !strings.HasPrefix(a.text, "-") || a.dynamic {
+			ops = append(ops, a)
+		}
+	}
+	switch sub {
+	case "clone":
+		if len(ops) >= 2 {
+			r.addPath(ops[len(ops)-1], local, "write", idx, "git")
+		}
+	case "rm":
+		for _, o := range ops {
+			r.addPath(o, local, "delete", idx, "git")
+		}
+	case "apply", "am":
+		for _, o := range ops {
+			r.addPath(o, local, "read", idx, "git")
+		}
+	case "add", "mv", "restore", "checkout", "diff", "show", "log", "blame", "status", "stash", "reset", "commit", "grep", "switch", "branch", "tag", "merge", "rebase", "cherry-pick", "fetch", "pull", "push", "remote", "config", "init", "submodule", "worktree":
+		// operands are refs, messages and pathspecs inside the repository
+		if sub == "init" && len(ops) > 0 {
+			r.addPath(ops[0], local, "write", idx, "git")
+		}
+		if sub == "worktree" && len(ops) > 1 && ops[0].text == "add" {
+			r.addPath(ops[1], local, "write", idx, "git")
+		}
+		for _, o := range ops {
+			if strings.HasPrefix(o.text, "/") || strings.HasPrefix(o.text, "~") || strings.HasPrefix(o.text, "..") {
+				r.addPath(o, local, "read", idx, "git")
+			}
+		}
+	}
+	return nil
+}
+
+// tar: the archive is written when creating and read otherwise; members are
+// read when creating and written (under -C) when extracting.
+func (r *run) tar(idx int, args []field, st *state, sc scope) error {
+	mode := ""
+	var archive *field
+	dir := st.cwd
+	var members []field
+	setMode := func(ch byte) {
+		switch ch {
+		case 'c', 'r', 'u', 'A':
+			mode = "create"
+		case 'x':
+			mode = "extract"
+		case 't', 'd':
+			if mode == "" {
+				mode = "list"
+			}
+		}
+	}
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		switch {
+		case a.dynamic:
+			members = append(members, a)
+		case strings.HasPrefix(t, "--"):
+			key, val, eq := strings.Cut(t, "=")
+			switch key {
+			case "--file", "--directory", "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--files-from", "--exclude-from":
+				if !eq && k+1 < len(args) {
+					k++
+					val = args[k].text
+				}
+			}
+			switch key {
+			case "--create":
+				mode = "create"
+			case "--extract", "--get":
+				mode = "extract"
+			case "--list":
+				mode = "list"
+			case "--file":
+				v := field{text: val, pattern: val}
+				archive = &v
+			case "--directory":
+				p := r.addPath(field{text: val, pattern: val}, st, "cwd", idx, "tar")
+				dir = p.Real
+			case "--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command":
+				if err := r.nested(val, st, sc, "nested-shell"); err != nil {
+					return err
+				}
+			case "--checkpoint-action":
+				if v, ok := strings.CutPrefix(val, "exec="); ok {
+					if err := r.nested(v, st, sc, "nested-shell"); err != nil {
+						return err
+					}
+				}
+			case "--files-from", "--exclude-from":
+				r.addPath(field{text: val, pattern: val}, st, "read", idx, "tar")
+			}
+		case strings.HasPrefix(t, "-") && len(t) > 1, k == 0 && !strings.Contains(t, "/") && !strings.Contains(t, "."):
+			// bundled options: "czf", "-xvf", "-C dir"
+			letters := strings.TrimPrefix(t, "-")
+			for j := 0; j < len(letters); j++ {
+				ch := letters[j]
+				setMode(ch)
+				if strings.IndexByte("fCIXTb", ch) >= 0 {
+					var v field
+					if j+1 < len(letters) && t[0] == '-' {
+						s := letters[j+1:]
+						v = field{text: s, pattern: s}
+					} else if k+1 < len(args) {
+						k++
+						v = args[k]
+					}
+					switch ch {
+					case 'f':
+						vv := v
+						archive = &vv
+					case 'C':
+						p := r.addPath(v, &state{cwd: dir, vars: st.vars}, "cwd", idx, "tar")
+						dir = p.Real
+					case 'I':
+						if err := r.nested(v.text, st, sc, "nested-shell"); err != nil {
+							return err
+						}
+					case 'X', 'T':
+						r.addPath(v, st, "read", idx, "tar")
+					}
+					if t[0] == '-' {
+						break
+					}
+				}
+			}
+		default:
+			members = append(members, a)
+		}
+	}
+	if archive != nil && archive.text != "-" {
+		acc := "read"
+		if mode == "create" {
+			acc = "write"
+		}
+		r.addPath(*archive, st, acc, idx, "tar")
+	}
+	memberAcc := "read"
+	at := &state{cwd: dir, vars: st.vars}
+	if mode == "extract" {
+		memberAcc = "write"
+		if len(members) == 0 {
+			r.addPath(field{text: ".", pattern: "."}, at, "write", idx, "tar")
+		}
+	}
+	for _, m := range members {
+		r.addPath(m, at, memberAcc, idx, "tar")
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package parser
+
+// Config carries the named lists the analyser needs. The gate fills it from
+// data.toolgate.config, so the JSON names are the ones security teams write in
+// their data files; a list left out keeps its default.
+type Config struct {
+	// Shells are parsed again when given a literal script (-c, stdin).
+	Shells []string `json:"shells"`
+	// Interpreters run code from stdin or -c/-e; their inline code is not
+	// parsed, but a non-literal script piped into them is unanalysable.
+	Interpreters []string `json:"interpreters"`
+	// Wrappers run another command; it is unwrapped and analysed.
+	Wrappers []string `json:"wrappers"`
+	// ReadRoots are system directories readable by exec ("/lib*" matches
+	// /lib, /lib64, /libx32).
+	ReadRoots []string `json:"read_roots"`
+	// SensitivePaths are secrets: "~/" entries are under the home directory,
+	// others absolute; "*" matches within one path component.
+	SensitivePaths []string `json:"sensitive_paths"`
+	// SensitiveNames are base-name patterns of secrets outside the workspace.
+	SensitiveNames []string `json:"sensitive_names"`
+	// ExecSinkVars hold a command line that a program runs later (PAGER,
+	// GIT_SSH_COMMAND, …): their value is analysed as a nested script.
+	ExecSinkVars []string `json:"exec_sink_vars"`
+	// FileSinkVars name a file a program reads or runs (BASH_ENV, …).
+	FileSinkVars []string `json:"file_sink_vars"`
+}
+
+// DefaultConfig returns the lists of the design's default policy.
+func DefaultConfig() Config {
+	return Config{
+		Shells:       []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "rbash", "yash", "posh", "csh", "tcsh", "busybox"},
+		Interpreters: []string{"python", "python2", "python3", "python3.*", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia"},
+		Wrappers:     []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "then", "do", "else"},
+		ReadRoots:    []string{"/usr", "/bin", "/sbin", "/lib*", "/etc", "/opt", "/proc"},
+		SensitivePaths: []string{
+			"~/.ssh", "~/.aws", "~/.gnupg", "~/.kube", "~/.docker/config.json", "~/.netrc",
+			"~/.git-credentials", "~/.config/gh", "~/.config/gcloud", "~/.azure", "~/.npmrc",
+			"~/.pypirc", "~/.password-store", "~/.vault-token", "~/.terraform.d/credentials.tfrc.json",
+			"~/.local/share/keyrings", "~/.bash_history", "~/.zsh_history",
+			"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+			"/etc/ssh/ssh_host_*_key", "/etc/ssl/private", "/root", "/proc/*/environ", "/proc/*/mem",
+			"/var/run/docker.sock", "/run/docker.sock",
+		},
+		SensitiveNames: []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", ".netrc", ".git-credentials", "credentials"},
+		ExecSinkVars: []string{"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "FCEDIT", "SUDO_EDITOR",
+			"GIT_SSH_COMMAND", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
+			"PROMPT_COMMAND", "BROWSER", "LESSOPEN", "LESSCLOSE", "RSYNC_RSH", "CVS_RSH", "DIFF_TOOL"},
+		FileSinkVars: []string{"BASH_ENV", "ENV", "ZDOTDIR", "PYTHONSTARTUP", "PYTHONPATH", "PERL5LIB", "RUBYLIB", "NODE_PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR", "INPUTRC", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"},
+	}
+}
+
+// merged returns c with every empty list replaced by its default.
+func (c Config) merged() Config {
+	d := DefaultConfig()
+	pick := func(v, def []string) []string {
+		if v == nil {
+			return def
+		}
+		return v
+	}
+	return Config{
+		Shells:         pick(c.Shells, d.Shells),
+		Interpreters:   pick(c.Interpreters, d.Interpreters),
+		Wrappers:       pick(c.Wrappers, d.Wrappers),
+		ReadRoots:      pick(c.ReadRoots, d.ReadRoots),
+		SensitivePaths: pick(c.SensitivePaths, d.SensitivePaths),
+		SensitiveNames: pick(c.SensitiveNames, d.SensitiveNames),
+		ExecSinkVars:   pick(c.ExecSinkVars, d.ExecSinkVars),
+		FileSinkVars:   pick(c.FileSinkVars, d.FileSinkVars),
+	}
+}

@@ -1,0 +1,117 @@
+package parser
+
+import (
+	"path"
+	"strings"
+)
+
+// addPath normalizes one path argument, classifies it and adds it to the
+// path set. Static paths are resolved through symlinks in kernel order;
+// globs that matched nothing and paths with dynamic parts are judged by
+// their literal prefix and by the secrets they could still name.
+func (r *run) addPath(f field, st *state, access string, cmd int, name string) Path {
+	p := Path{Raw: f.text, Access: access, Cmd: cmd, Command: name, Dynamic: f.dynamic, Glob: f.glob || f.dynamic}
+	if f.proc {
+		// <(…) and >(…) are pipes to a process analysed on its own
+		p.Abs, p.Real, p.Zone = "/dev/fd/63", "/dev/fd/63", "dev_safe"
+		r.facts.Paths = append(r.facts.Paths, p)
+		return p
+	}
+	text := f.text
+	if p.Glob {
+		text = f.pattern
+	}
+	text = r.tilde(text)
+	if text == "" {
+		text = "."
+	}
+	var joined string
+	switch {
+	case strings.HasPrefix(text, "/"):
+		joined = text
+	case st.cwd == "":
+		p.Abs, p.Zone = text, "unknown"
+		r.facts.Paths = append(r.facts.Paths, p)
+		return p
+	default:
+		joined = st.cwd + "/" + text
+	}
+	p.Abs = path.Clean(joined)
+	if !p.Glob {
+		real, exists, loop := Resolve(joined)
+		p.Real, p.Exists = real, exists
+		p.Zone = r.cls.zone(real)
+		if loop {
+			p.Zone = "unknown" // a symlink loop: where it leads cannot be told
+		}
+		p.Sensitive, p.SensitiveMatch = r.cls.sensitive(real, p.Zone)
+	} else {
+		r.classifyPattern(&p, joined, f)
+	}
+	p.InWorkspace = p.Zone == "workspace" || p.Zone == "workspace_root"
+	r.facts.Paths = append(r.facts.Paths, p)
+	return p
+}
+
+func (r *run) classifyPattern(p *Path, joined string, f field) {
+	meta := strings.IndexAny(joined, "*?[")
+	if meta < 0 {
+		meta = len(joined)
+	}
+	slash := strings.LastIndexByte(joined[:meta], '/')
+	prefixDir, rest := joined[:slash], joined[slash+1:]
+	if prefixDir == "" {
+		prefixDir = "/"
+	}
+	realPrefix, _, _ := Resolve(prefixDir)
+	p.Real = strings.TrimSuffix(realPrefix, "/") + "/" + rest
+	couldBeEmpty := f.dynamic && strings.Trim(rest, "*/") == ""
+	switch {
+	case f.subst, containsDotDot(rest):
+		// command output, or ".." after an unknown part, could lead anywhere
+		p.Zone = "unknown"
+	case couldBeEmpty:
+		p.Zone = r.cls.zone(realPrefix)
+	default:
+		p.Zone = r.cls.zone(path.Join(realPrefix, "*"))
+	}
+	if s, m := r.cls.sensitive(realPrefix, p.Zone); s {
+		p.Sensitive, p.SensitiveMatch = true, m
+		return
+	}
+	p.Sensitive, p.SensitiveMatch = r.cls.couldBeSensitive(p.Real, f.dynamic, p.Zone)
+}
+
+func containsDotDot(s string) bool {
+	for _, c := range strings.Split(s, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// tilde expands a leading ~ of a path that did not go through the shell's
+// own expansion (option values such as --file=~/x).
+func (r *run) tilde(s string) string {
+	if !strings.HasPrefix(s, "~") {
+		return s
+	}
+	user, rest, _ := strings.Cut(s[1:], "/")
+	var home string
+	switch user {
+	case "":
+		home = r.opts.Home
+	case "root":
+		home = "/root"
+	default:
+		home = "/home/" + user
+	}
+	if home == "" {
+		return s
+	}
+	if rest == "" && !strings.Contains(s, "/") {
+		return home
+	}
+	return home + "/" + rest
+}

@@ -1,0 +1,151 @@
+package parser
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxSymlinks is the kernel's limit on symlinks followed while resolving one
+// path (MAXSYMLINKS in Linux): the 41st link fails with ELOOP.
+const maxSymlinks = 40
+
+// Resolve returns where the kernel would land for p. p is an absolute path that
+// has not been cleaned (it may contain ".", ".." and repeated slashes); a
+// relative p is a programming error and is treated as relative to "/". The
+// result is always absolute and clean.
+//
+// Resolve walks p component by component, as the kernel's path walk does: each
+// symlink is followed (a relative target against the link's directory, an
+// absolute one from "/") before the next component is applied, so
+// "ws/src/link_up/../x" where link_up -> ../.. lands outside the workspace,
+// which a lexical clean would not see. ".." of "/" is "/". The final component
+// is followed too when it is a symlink, as stat(2) and open(2) do.
+//
+// /proc and /dev: once the walk reaches either (or anything below them) the
+// components are applied lexically without touching the filesystem, because
+// their symlinks (/proc/self, /dev/fd, /dev/stdout…) describe the gateway's
+// own process, not the sandboxed one. Existence is not checked there. A ".."
+// that climbs back out of them ("/proc/..") resumes the real walk.
+//
+// When a component does not exist, cannot be examined, or is not a directory
+// while more follows (a trailing slash counts, as for the kernel), exists is
+// false and the rest is applied lexically ("." and ".." included). If a ".."
+// climbs back above the missing component, the real walk resumes from there
+// (exists stays false): "ws/new/../link_out/x" is where "mkdir -p ws/new"
+// followed by a write of that path lands, so a link is not hidden behind a
+// directory that does not exist yet.
+//
+// More than 40 symlinks is a loop: Resolve returns the lexical clean of p with
+// exists false and loop true.
+//
+// Only os.Lstat and os.Readlink are used, one Lstat per component walked.
+// When exists is true, Resolve(real) == real.
+func Resolve(p string) (real string, exists bool, loop bool) {
+	var (
+		// cur is the resolved prefix: "" stands for "/", otherwise "/a/b"
+		// with no trailing slash, no ".", no "..", no empty component.
+		cur string
+		// curInP: cur == p[:len(cur)], so cur+"/"+comp can often be sliced
+		// out of p instead of allocated.
+		curInP = true
+		// rest is what remains to walk; it is "" or begins with "/" once
+		// the first component has been cut.
+		rest = p
+		// restInP: rest is a suffix of p (no link target spliced in).
+		restInP = true
+		// lexFrom >= 0: cur[lexFrom:] was appended lexically (missing
+		// component, or /proc or /dev) and cur[:lexFrom] was walked.
+		lexFrom = -1
+		links   int
+	)
+	exists = true
+	for {
+		for len(rest) > 0 && rest[0] == '/' {
+			rest = rest[1:]
+		}
+		if rest == "" {
+			break
+		}
+		comp := rest
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			comp, rest = rest[:i], rest[i:]
+		} else {
+			rest = ""
+		}
+		switch comp {
+		case ".":
+			continue
+		case "..":
+			// cur has no symlinks in its walked part, so its parent is
+			// lexical; in the lexical part ".." is lexical by definition.
+			if i := strings.LastIndexByte(cur, '/'); i >= 0 {
+				cur = cur[:i]
+			}
+			if lexFrom >= 0 && len(cur) <= lexFrom {
+				lexFrom = -1
+			}
+			continue
+		}
+
+		// next = cur + "/" + comp, without allocating when p already
+		// spells it (the common case: a clean path with no links).
+		var next string
+		nextInP := false
+		if curInP && restInP {
+			end := len(p) - len(rest)
+			if start := end - len(comp); start == len(cur)+1 {
+				next, nextInP = p[:end], true
+			}
+		}
+		if !nextInP {
+			next = cur + "/" + comp
+		}
+
+		if lexFrom < 0 && cur == "" && (comp == "proc" || comp == "dev") {
+			lexFrom = 0
+		}
+		if lexFrom >= 0 {
+			cur, curInP = next, nextInP
+			continue
+		}
+
+		fi, err := os.Lstat(next)
+		missing := err != nil
+		switch {
+		case missing:
+		case fi.Mode()&fs.ModeSymlink != 0:
+			links++
+			if links > maxSymlinks {
+				return filepath.Clean("/" + p), false, true
+			}
+			target, rerr := os.Readlink(next)
+			if rerr == nil && target != "" {
+				if target[0] == '/' {
+					cur, curInP = "", true
+				}
+				// The link's directory is cur; its target is walked
+				// before the rest. rest is "" or starts with "/".
+				rest, restInP = target+rest, false
+				continue
+			}
+			// Replaced or removed between Lstat and Readlink.
+			missing = true
+		case !fi.IsDir() && rest != "":
+			// A non-directory used as one: ENOTDIR.
+			missing = true
+		}
+		if missing {
+			// Missing, unexaminable, or not a directory: the rest
+			// is lexical until a ".." climbs back to cur.
+			exists = false
+			lexFrom = len(cur)
+		}
+		cur, curInP = next, nextInP
+	}
+	if cur == "" {
+		return "/", exists, false
+	}
+	return cur, exists, false
+}

@@ -1,0 +1,89 @@
+# Ask: actions that are often legitimate but reach other hosts or change the
+# project's history in ways a person should approve.
+package toolgate
+
+ask contains {"rule": "ask.git_remote", "message": sprintf("git %s talks to a remote repository; a person must approve network access", [subcommand_git(c)])} if {
+	some c in commands
+	c.name == "git"
+	subcommand_git(c) in {"push", "pull", "fetch", "clone", "ls-remote", "archive", "request-pull", "send-email", "svn"}
+}
+
+ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a remote repository; a person must approve network access", [subcommand_git(c), sub2])} if {
+	some c in commands
+	c.name == "git"
+	subcommand_git(c) in {"remote", "submodule"}
+	some sub2 in args(c)
+	sub2 in {"update", "add", "set-url", "sync", "prune"}
+}
+
+# the git subcommand, skipping global options and their values
+subcommand_git(c) := s if {
+	a := args(c)
+	idx := [i | some i, x in a; not startswith(x, "-"); not git_option_value(a, i)]
+	count(idx) > 0
+	s := a[idx[0]]
+}
+
+git_option_value(a, i) if {
+	i > 0
+	a[i - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"}
+}
+
+network_clients := {"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail", "sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab", "hub"}
+
+network_client(c) if c.name in downloaders
+
+network_client(c) if c.name in network_clients
+
+network_client(c) if {
+	c.name in {"scp", "rsync"}
+	some a in args(c)
+	not startswith(a, "-")
+	regex.match(`^([A-Za-z0-9._-]+@)?[A-Za-z0-9._-]+:|^rsync://`, a)
+}
+
+ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host; a person must approve network access", [c.name])} if {
+	some c in commands
+	network_client(c)
+}
+
+package_managers := object.get(cfg, "package_managers", {})
+
+ask contains {"rule": "ask.package_install", "message": sprintf("%s %s installs packages from the network; a person must approve installs", [c.name, sub])} if {
+	some c in commands
+	subs := package_managers[c.name]
+	sub := subcommand(c)
+	sub in subs
+}
+
+ask contains {"rule": "ask.package_install", "message": sprintf("%s -m pip install installs packages from the network; a person must approve installs", [c.name])} if {
+	some c in commands
+	code_runner(c.name)
+	a := args(c)
+	some i, x in a
+	x == "-m"
+	a[i + 1] in {"pip", "pip3", "ensurepip"}
+	"install" in a
+}
+
+ask contains {"rule": "ask.package_install", "message": sprintf("%s runs a package fetched from the registry; a person must approve installs", [c.name])} if {
+	some c in commands
+	c.name in {"npx", "pnpx", "bunx", "uvx"}
+}
+
+ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s removes the repository's history; a person must approve", [p.raw])} if {
+	some p in paths
+	p.access == "delete"
+	p.real == concat("/", [input.workspace, ".git"])
+}
+
+ask contains {"rule": "ask.git_destructive", "message": "git clean -x also deletes ignored files (builds, local config, .env); a person must approve"} if {
+	some c in commands
+	c.name == "git"
+	subcommand_git(c) == "clean"
+	git_clean_ignored(c)
+}
+
+git_clean_ignored(c) if short_flag(c, "x")
+
+git_clean_ignored(c) if short_flag(c, "X")

@@ -1,0 +1,110 @@
+# Destruction: removing what cannot be restored, wiping disks, stopping the
+# machine, exhausting it.
+package toolgate
+
+deny contains {"rule": "destroy.root", "message": sprintf("refusing to delete %s: it is the filesystem root or your home directory; delete only specific paths inside the workspace", [p.raw])} if {
+	some p in paths
+	p.access == "delete"
+	root_like(p)
+}
+
+root_like(p) if p.zone == "root"
+
+root_like(p) if p.real == input.home
+
+deny contains {"rule": "destroy.workspace_root", "message": sprintf("refusing to delete the workspace root (%s); delete specific files or directories inside it instead", [p.raw])} if {
+	some p in paths
+	p.access == "delete"
+	p.zone == "workspace_root"
+}
+
+disk_tools := {"wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "mkswap", "blkdiscard", "badblocks", "hdparm", "cryptsetup", "dmsetup", "lvremove", "vgremove", "pvremove", "zpool", "mdadm"}
+
+deny contains {"rule": "destroy.disk", "message": sprintf("%s formats or repartitions disks; this is never allowed from an agent", [c.name])} if {
+	some c in commands
+	disk_command(c)
+}
+
+disk_command(c) if c.name in disk_tools
+
+disk_command(c) if startswith(c.name, "mkfs")
+
+disk_command(c) if startswith(c.name, "mke2fs")
+
+deny contains {"rule": "destroy.device_write", "message": sprintf("writing to the device %s destroys data; write to a file in the workspace instead", [p.raw])} if {
+	some p in paths
+	p.access in {"write", "delete"}
+	p.zone == "device"
+}
+
+deny contains {"rule": "destroy.windows", "message": sprintf("%s is a destructive Windows command; use ordinary file commands on workspace paths", [c.name])} if {
+	some c in commands
+	windows_destructive(c)
+}
+
+windows_destructive(c) if lower(c.name) in {"format", "format.com", "diskpart", "diskpart.exe", "cipher", "vssadmin", "bcdedit"}
+
+windows_destructive(c) if {
+	lower(c.name) in {"del", "erase", "del.exe"}
+	some a in args(c)
+	lower(a) in {"/f", "/q", "/s", "/a"}
+}
+
+windows_destructive(c) if {
+	lower(c.name) in {"rmdir", "rd"}
+	some a in args(c)
+	lower(a) in {"/s", "/q"}
+}
+
+power_commands := {"shutdown", "reboot", "poweroff", "halt", "kexec"}
+
+deny contains {"rule": "destroy.power", "message": sprintf("%s would stop or restart the machine; this is never allowed from an agent", [c.name])} if {
+	some c in commands
+	power_off(c)
+}
+
+power_off(c) if c.name in power_commands
+
+power_off(c) if {
+	c.name in {"init", "telinit"}
+	some a in args(c)
+	a in {"0", "6"}
+}
+
+power_off(c) if {
+	c.name in {"systemctl", "loginctl"}
+	some a in args(c)
+	a in {"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "rescue", "emergency", "soft-reboot"}
+}
+
+deny contains {"rule": "destroy.fork_bomb", "message": sprintf("function %s calls itself in the background or through a pipe (a fork bomb); write a bounded loop instead", [f.name])} if {
+	some f in object.get(input, "functions", [])
+	f.forks
+}
+
+deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every process you can reach; kill specific process ids instead"} if {
+	some c in commands
+	c.name == "kill"
+	a := args(c)
+	count(a) >= 2
+	a[count(a) - 1] == "-1"
+}
+
+deny contains {"rule": "destroy.kill_all", "message": sprintf("%s kills processes by the hundred; kill specific process ids instead", [c.name])} if {
+	some c in commands
+	c.name in {"killall5"}
+}
+
+deny contains {"rule": "destroy.recursive_outside", "message": sprintf("%s -R outside the workspace (%s); change modes or owners only inside the workspace", [c.name, p.raw])} if {
+	restrict
+	some i, c in commands
+	c.name in {"chmod", "chown", "chgrp", "chattr", "setfacl"}
+	recursive(c)
+	some p in paths
+	p.cmd == i
+	not p.zone in writable_zones
+}
+
+recursive(c) if short_flag(c, "R")
+
+recursive(c) if long_flag(c, "--recursive")

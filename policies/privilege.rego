@@ -1,0 +1,115 @@
+# Privilege: becoming another user, changing the kernel, the mounts, the
+# firewall, or handing out capabilities.
+package toolgate
+
+escalators := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sg", "newgrp", "sudoedit", "ksu", "calife"}
+
+deny contains {"rule": "priv.escalate", "message": sprintf("%s runs commands as another user; toolgate runs commands unprivileged — drop %s and work inside the workspace", [n, n])} if {
+	some c in commands
+	some n in runs(c)
+	n in escalators
+}
+
+deny contains {"rule": "priv.setuid", "message": "setting setuid/setgid bits is a privilege escalation; use ordinary modes such as 644 or 755"} if {
+	some c in commands
+	c.name == "chmod"
+	some a in args(c)
+	setuid_mode(a)
+}
+
+setuid_mode(a) if regex.match(`^[ugoa]*[+=][rwxXt]*s`, a)
+
+setuid_mode(a) if regex.match(`^[0-7]*[2-7][0-7]{3}$`, a)
+
+deny contains {"rule": "priv.capabilities", "message": sprintf("%s changes file capabilities; this is never allowed from an agent", [c.name])} if {
+	some c in commands
+	c.name in {"setcap", "capsh", "filecap"}
+}
+
+deny contains {"rule": "priv.mount", "message": sprintf("%s changes mounts; work with the files already in the workspace", [c.name])} if {
+	some c in commands
+	some n in runs(c)
+	n in {"mount", "umount", "fusermount", "fusermount3", "losetup", "swapon", "swapoff", "pivot_root"}
+	c.name == n
+}
+
+deny contains {"rule": "priv.namespace", "message": sprintf("%s enters or creates namespaces or a new root; the sandbox already isolates commands", [n])} if {
+	some c in commands
+	some n in runs(c)
+	n in {"nsenter", "unshare", "chroot", "setns"}
+}
+
+deny contains {"rule": "priv.kernel", "message": sprintf("%s loads, unloads or replaces kernel code; this is never allowed from an agent", [c.name])} if {
+	some c in commands
+	c.name in {"insmod", "rmmod", "modprobe", "depmod", "kmod", "kexec"}
+}
+
+deny contains {"rule": "priv.sysctl", "message": "sysctl -w changes kernel parameters; read them with sysctl NAME instead"} if {
+	some c in commands
+	c.name == "sysctl"
+	sysctl_write(c)
+}
+
+sysctl_write(c) if short_flag(c, "w")
+
+sysctl_write(c) if short_flag(c, "p")
+
+sysctl_write(c) if long_flag(c, "--write")
+
+sysctl_write(c) if long_flag(c, "--load")
+
+sysctl_write(c) if {
+	some a in args(c)
+	contains(a, "=")
+}
+
+deny contains {"rule": "priv.firewall", "message": sprintf("%s changes the firewall; this is never allowed from an agent", [c.name])} if {
+	some c in commands
+	c.name in {"iptables", "ip6tables", "iptables-restore", "ip6tables-restore", "iptables-legacy", "nft", "ufw", "firewall-cmd", "ebtables", "arptables", "pfctl"}
+}
+
+deny contains {"rule": "priv.accounts", "message": sprintf("%s changes users, groups or passwords; this is never allowed from an agent", [c.name])} if {
+	some c in commands
+	c.name in {"useradd", "userdel", "usermod", "adduser", "deluser", "groupadd", "groupdel", "groupmod", "passwd", "chpasswd", "chsh", "chfn", "visudo", "gpasswd", "vipw", "pwck"}
+}
+
+deny contains {"rule": "priv.container", "message": sprintf("%s %s with host privileges or a bind of / escapes every sandbox; run the container unprivileged with workspace mounts only", [c.name, subcommand(c)])} if {
+	some c in commands
+	c.name in {"docker", "podman", "nerdctl"}
+	subcommand(c) in {"run", "create", "exec"}
+	container_privileged(c)
+}
+
+container_privileged(c) if long_flag(c, "--privileged")
+
+container_privileged(c) if {
+	some a in args(c)
+	a in {"--pid=host", "--net=host", "--network=host", "--ipc=host", "--uts=host", "--userns=host", "--cap-add=ALL", "--cap-add=SYS_ADMIN", "--security-opt=seccomp=unconfined", "--security-opt=apparmor=unconfined"}
+}
+
+container_privileged(c) if {
+	a := args(c)
+	some i, x in a
+	x in {"-v", "--volume", "--mount"}
+	bind_of_host(a[i + 1])
+}
+
+container_privileged(c) if {
+	some x in args(c)
+	some p in ["-v", "--volume=", "--mount="]
+	startswith(x, p)
+	x != "-v"
+	bind_of_host(trim_prefix(trim_prefix(trim_prefix(x, "-v"), "--volume="), "--mount="))
+}
+
+bind_of_host(spec) if startswith(spec, "/:")
+
+bind_of_host(spec) if contains(spec, "docker.sock")
+
+bind_of_host(spec) if contains(spec, "source=/,")
+
+bind_of_host(spec) if endswith(spec, "source=/")
+
+bind_of_host(spec) if startswith(spec, "/etc:")
+
+bind_of_host(spec) if startswith(spec, "/root")

@@ -1,0 +1,55 @@
+# Remote code and exfiltration: downloads run as code, raw sockets, reverse
+# shells, uploads of files.
+package toolgate
+
+deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is piped into %s: that runs code from the network; download to a file in the workspace, read it, then decide", [pl[i], pl[j]])} if {
+	some pl in object.get(input, "pipelines", [])
+	some i, j
+	pl[i] in downloaders
+	code_runner(pl[j])
+	i < j
+}
+
+deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("the output of %s is run as a script; download to a file in the workspace, read it, then decide", [c.name])} if {
+	some c in commands
+	c.context in {"subst", "procsubst"}
+	c.name in downloaders
+	some d in object.get(input, "dynamic", [])
+	d.kind in {"nested_script", "eval", "procsubst_script", "stdin_script"}
+}
+
+deny contains {"rule": "remote.dev_tcp", "message": sprintf("%s opens a raw network socket through bash's /dev/tcp or /dev/udp; network access is not available this way", [p.raw])} if {
+	some p in paths
+	p.zone == "dev_net"
+}
+
+netcats := {"nc", "ncat", "netcat", "nc.openbsd", "nc.traditional", "pwncat"}
+
+deny contains {"rule": "remote.netcat_exec", "message": sprintf("%s with -e/-c/-l executes or listens: that is a remote shell; use a normal client such as curl for HTTP", [c.name])} if {
+	some c in commands
+	c.name in netcats
+	netcat_exec(c)
+}
+
+netcat_exec(c) if short_flag(c, "e")
+
+netcat_exec(c) if short_flag(c, "c")
+
+netcat_exec(c) if short_flag(c, "l")
+
+netcat_exec(c) if {
+	some f in ["--exec", "--sh-exec", "--lua-exec", "--listen", "--keep-open"]
+	long_flag(c, f)
+}
+
+deny contains {"rule": "remote.netcat_exec", "message": "socat with EXEC/SYSTEM or a listening address is a remote shell; use a normal client such as curl for HTTP"} if {
+	some c in commands
+	c.name == "socat"
+	some a in args(c)
+	regex.match(`(?i)(^|[,:!])(exec|system|[a-z0-9-]*listen)[:,]?`, a)
+}
+
+deny contains {"rule": "remote.upload", "message": sprintf("%s uploads the local file %s; sending files off the machine is not allowed — share the content with the user instead", [who(p), p.raw])} if {
+	some p in paths
+	p.role == "upload"
+}

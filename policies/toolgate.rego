@@ -1,0 +1,117 @@
+# The default toolgate policy: decision assembly and shared helpers.
+#
+# Rules in this package add objects {"rule", "message"} to the `deny` and
+# `ask` sets. Any deny wins, then any ask, else the call is allowed. The
+# input document is described in the README ("The Rego input document");
+# paths arrive already resolved and classified, so rules only look things up.
+package toolgate
+
+default cfg := {}
+
+cfg := data.toolgate.config
+
+# decision is what the gate reads.
+decision := {"decision": verdict, "reasons": reasons, "sandbox": sandbox}
+
+verdict := "deny" if {
+	count(deny) > 0
+} else := "ask" if {
+	count(ask) > 0
+} else := "allow"
+
+reasons := sort_reasons(deny) if {
+	count(deny) > 0
+} else := sort_reasons(ask) if {
+	count(ask) > 0
+} else := []
+
+sort_reasons(set) := [r | some k in sort([key | some x in set; key := sprintf("%s\u0000%s", [x.rule, x.message])]); some r in set; sprintf("%s\u0000%s", [r.rule, r.message]) == k]
+
+sandbox := {"network": network_granted, "profile": "default"}
+
+default network_granted := false
+
+network_granted if {
+	object.get(cfg, "allow_network", false) == true
+	some c in commands
+	network_client(c)
+}
+
+# ---- helpers over the input ----
+
+is_exec if input.tool == "exec"
+
+commands := object.get(input, "commands", [])
+
+paths := object.get(input, "paths", [])
+
+names := {c.name | some c in commands}
+
+# a command's name or any of its wrappers
+runs(c) := {c.name} | {w | some w in c.wrappers}
+
+list(name) := {x | some x in object.get(cfg, name, [])}
+
+shells := list("shells")
+
+interpreters := list("interpreters")
+
+downloaders := list("downloaders")
+
+decoders := list("decoders")
+
+code_runner(name) if name in shells
+
+code_runner(name) if name in interpreters
+
+code_runner(name) if {
+	some p in interpreters
+	contains(p, "*")
+	glob.match(p, [], name)
+}
+
+# args are argv without the command name
+args(c) := array.slice(c.argv, 1, count(c.argv))
+
+# short_flag(c, "r") holds for -r, -rf, -fr … (not for --long options)
+short_flag(c, letter) if {
+	some a in args(c)
+	startswith(a, "-")
+	not startswith(a, "--")
+	regex.match(`^-[A-Za-z0-9]+$`, a)
+	contains(a, letter)
+}
+
+long_flag(c, name) if {
+	some a in args(c)
+	a == name
+}
+
+long_flag(c, name) if {
+	some a in args(c)
+	startswith(a, concat("", [name, "="]))
+}
+
+# subcommand(c) is the first argument that is not an option
+subcommand(c) := s if {
+	ops := [a | some a in args(c); not startswith(a, "-")]
+	count(ops) > 0
+	s := ops[0]
+}
+
+# zones a call may touch for each access kind
+readable_zones := {"workspace_root", "workspace", "system", "dev_safe", "tmp", "tmp_root"} if is_exec
+
+else := {"workspace_root", "workspace"}
+
+writable_zones := {"workspace_root", "workspace", "tmp", "dev_safe"} if is_exec
+
+else := {"workspace_root", "workspace"}
+
+deletable_zones := {"workspace", "tmp"} if is_exec
+
+else := {"workspace"}
+
+cwd_zones := {"workspace_root", "workspace", "tmp_root", "tmp"}
+
+restrict := object.get(cfg, "restrict_to_workspace", true)

@@ -1,0 +1,24 @@
+# Unanalysable code: what cannot be known before it runs is not run.
+package toolgate
+
+deny contains {"rule": "dynamic.command_name", "message": sprintf("the command name %s is computed at run time, so it cannot be checked; write the command name literally", [d.text])} if {
+	some d in object.get(input, "dynamic", [])
+	d.kind == "command_name"
+}
+
+deny contains {"rule": "dynamic.nested_script", "message": sprintf("%s runs a script that is not literal (%s), so it cannot be checked; write the commands out directly", [script_runner(d), d.text])} if {
+	some d in object.get(input, "dynamic", [])
+	d.kind in {"nested_script", "eval", "procsubst_script", "stdin_script"}
+}
+
+script_runner(d) := commands[d.cmd].name if d.cmd >= 0
+
+else := "a variable"
+
+deny contains {"rule": "dynamic.decode_to_shell", "message": sprintf("decoded data from %s is piped into %s: that hides the code being run; write the commands in clear text", [pl[i], pl[j]])} if {
+	some pl in object.get(input, "pipelines", [])
+	some i, j
+	pl[i] in decoders
+	code_runner(pl[j])
+	i < j
+}

@@ -1,0 +1,59 @@
+# Workspace escape: writes, deletes and directory changes stay inside the
+# workspace (and the sandbox's private /tmp); reads stay inside the workspace
+# and the read-only system roots.
+package toolgate
+
+deny contains {"rule": "workspace.write_outside", "message": sprintf("%s writes %s, outside the workspace; write inside the workspace (or /tmp for scratch files)", [who(p), p.raw])} if {
+	restrict
+	some p in paths
+	p.access == "write"
+	not p.zone in writable_zones
+	not p.zone in {"device", "dev_net", "unknown"}
+	not p.sensitive
+}
+
+deny contains {"rule": "workspace.delete_outside", "message": sprintf("%s deletes %s, outside the workspace; delete only paths inside the workspace", [who(p), p.raw])} if {
+	restrict
+	some p in paths
+	p.access == "delete"
+	not p.zone in deletable_zones
+	not p.zone in {"root", "workspace_root", "device", "unknown"}
+	not p.real == input.home
+	not p.sensitive
+}
+
+deny contains {"rule": "workspace.cd_outside", "message": sprintf("changing directory to %s leaves the workspace; stay inside the workspace and use relative paths", [p.raw])} if {
+	restrict
+	some p in paths
+	p.access == "cwd"
+	not p.zone in cwd_zones
+	not p.zone == "unknown"
+}
+
+deny contains {"rule": "workspace.read_outside", "message": sprintf("%s reads %s, outside the workspace and the system directories; work with files inside the workspace", [who(p), p.raw])} if {
+	restrict
+	some p in paths
+	p.access in {"read", "exec"}
+	not p.zone in readable_zones
+	not p.zone in {"proc_private", "dev_net", "unknown"}
+	not p.sensitive
+}
+
+deny contains {"rule": "workspace.unknown_path", "message": sprintf("%s uses the path %s, which depends on values known only at run time; write the path literally", [who(p), p.raw])} if {
+	some p in paths
+	p.zone == "unknown"
+}
+
+deny contains {"rule": "workspace.source_outside", "message": sprintf("sourcing %s runs a script from outside the workspace; copy what you need into the workspace", [p.raw])} if {
+	some p in paths
+	p.access == "exec"
+	p.command in {"source", "."}
+	not p.zone in {"workspace", "workspace_root"}
+}
+
+# who names the command behind a path, for messages.
+who(p) := p.command if p.command != ""
+
+else := "a redirection" if p.cmd == -1
+
+else := input.tool

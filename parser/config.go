@@ -31,7 +31,7 @@ func DefaultConfig() Config {
 	return Config{
 		Shells:       []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "rbash", "yash", "posh", "csh", "tcsh", "busybox"},
 		Interpreters: []string{"python", "python2", "python3", "python3.*", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia"},
-		Wrappers:     []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "then", "do", "else"},
+		Wrappers:     []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "busybox"},
 		ReadRoots:    []string{"/usr", "/bin", "/sbin", "/lib*", "/etc", "/opt", "/proc"},
 		SensitivePaths: []string{
 			"~/.ssh", "~/.aws", "~/.gnupg", "~/.kube", "~/.docker/config.json", "~/.netrc",

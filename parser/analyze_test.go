@@ -1,0 +1,237 @@
+package parser
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// world is a workspace and home with links out of the workspace.
+func world(t testing.TB) (ws, home string) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, home = filepath.Join(root, "ws"), filepath.Join(root, "home")
+	for _, d := range []string{ws + "/src", ws + "/build", ws + "/.git/hooks", home + "/.ssh"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{ws + "/src/main.go", ws + "/README.md", home + "/.ssh/id_rsa", home + "/.bashrc"} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{ws + "/link_etc": "/etc", ws + "/link_ssh": home + "/.ssh", ws + "/src/link_up": "../..", ws + "/inner": "src"}
+	for l, target := range links {
+		if err := os.Symlink(target, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws, home
+}
+
+func analyze(t testing.TB, src string) *Facts {
+	t.Helper()
+	ws, home := world(t)
+	return New(Config{}).Analyze(src, Options{Workspace: ws, Home: home})
+}
+
+// TestSpellings: every spelling in a row must reach the same argv list
+// (ignoring wrappers), as bash would run it.
+func TestSpellings(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{})
+	table := []struct {
+		want      [][]string
+		spellings []string
+	}{
+		{[][]string{{"rm", "-rf", "/"}}, []string{
+			`rm -rf /`, `'r''m' -rf /`, `"rm" -rf /`, `r\m -rf /`, `$'\x72\x6d' -rf /`, `$'\162\155' -rf /`,
+			`{rm,-rf,/}`, `rm${IFS}-rf${IFS}/`, `sudo rm -rf /`, `env rm -rf /`, `command rm -rf /`,
+			`nice -n 5 rm -rf /`, `timeout 5 rm -rf /`, `nohup rm -rf /`, `exec rm -rf /`,
+			`bash -c 'rm -rf /'`, `sh -c "rm -rf /"`, `eval 'rm -rf /'`, `eval rm -rf /`,
+			`X=/; rm -rf $X`, `echo 'rm -rf /' | sh`, `bash <<< 'rm -rf /'`, "sh <<EOF\nrm -rf /\nEOF",
+			`env -S 'rm -rf /'`, `busybox sh -c 'rm -rf /'`, `xargs rm -rf /`, `sudo -u root -- env A=1 rm -rf /`,
+			`bash -c "bash -c 'rm -rf /'"`, `time rm -rf /`, `stdbuf -o0 rm -rf /`, `ionice -c 3 rm -rf /`, `builtin command rm -rf /`,
+		}},
+		{[][]string{{"cat", home + "/.ssh/id_rsa"}}, []string{
+			`cat ~/.ssh/id_rsa`, `cat $HOME/.ssh/id_rsa`, `cat "${HOME}/.ssh/id_rsa"`, `c''at ~/.ssh/id_rsa`,
+			`D=~/.ssh; cat $D/id_rsa`, `cat ~/.ssh/id_rs[a]`, `cat ~/.ssh/id_*`,
+		}},
+	}
+	for _, row := range table {
+		for _, s := range row.spellings {
+			f := a.Analyze(s, Options{Workspace: ws, Home: home})
+			if f.ParseError != nil {
+				t.Errorf("%q: parse error %v", s, f.ParseError)
+				continue
+			}
+			var got [][]string
+			for _, c := range f.Commands {
+				switch c.Name {
+				case "sh", "bash", "eval", "echo", "cd", "busybox", "env":
+					continue
+				}
+				got = append(got, c.Argv)
+			}
+			if !reflect.DeepEqual(got, row.want) {
+				t.Errorf("%q: argv %q, want %q", s, got, row.want)
+			}
+		}
+	}
+}
+
+func pathOf(f *Facts, access string) *Path {
+	for i := range f.Paths {
+		if f.Paths[i].Access == access {
+			return &f.Paths[i]
+		}
+	}
+	return nil
+}
+
+// TestPathClassification checks zones and sensitivity with real symlinks.
+func TestPathClassification(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{})
+	cases := []struct {
+		src, access, zone string
+		sensitive         bool
+	}{
+		{"cat src/main.go", "read", "workspace", false},
+		{"cat inner/main.go", "read", "workspace", false},
+		{"cat link_etc/hostname", "read", "system", false},
+		{"cat link_etc/shadow", "read", "system", true},
+		{"cat link_ssh/id_rsa", "read", "home", true},
+		{"cat src/link_up/../x", "read", "!ws", false},
+		{"rm -rf .", "delete", "workspace_root", false},
+		{"rm -rf build/", "delete", "workspace", false},
+		{"rm -rf /", "delete", "root", false},
+		{"rm -rf ~", "delete", "home", false},
+		{"echo hi > /tmp/x", "write", "tmp", false},
+		{"echo hi > /dev/null", "write", "dev_safe", false},
+		{"echo hi > /dev/sda", "write", "device", false},
+		{"cat < /dev/tcp/10.0.0.1/80", "read", "dev_net", false},
+		{"cat /proc/self/status", "read", "system", false},
+		{"cat /proc/self/environ", "read", "proc_private", true},
+		{"cat /proc/$$/environ", "read", "proc_private", true},
+		{"cat /proc/1/cmdline", "read", "proc_private", false},
+		{"cat /etc/$X", "read", "system", true},
+		{"cat src/$X", "read", "workspace", false},
+		{"rm -rf ./$X", "delete", "workspace_root", false},
+		{"cat $(echo ../../etc/passwd)", "read", "unknown", true},
+		{"cat /root/.bashrc", "read", "outside", true},
+		{"cat /home/*/.ssh/id_rsa", "read", "outside", true},
+		{"cd /usr && ls", "cwd", "system", false},
+		{"cp src/main.go /etc/x", "write", "system", false},
+		{"cat /var/log/syslog", "read", "outside", false},
+		{"cat ~/.bashrc", "read", "home", false},
+	}
+	for _, c := range cases {
+		f := a.Analyze(c.src, Options{Workspace: ws, Home: home})
+		if f.ParseError != nil {
+			t.Errorf("%q: %v", c.src, f.ParseError)
+			continue
+		}
+		p := pathOf(f, c.access)
+		if p == nil {
+			t.Errorf("%q: no %s path in %+v", c.src, c.access, f.Paths)
+			continue
+		}
+		zoneOK := p.Zone == c.zone || c.zone == "!ws" && !p.InWorkspace
+		if !zoneOK || p.Sensitive != c.sensitive {
+			t.Errorf("%q: zone %s sensitive %v (real %s), want %s %v", c.src, p.Zone, p.Sensitive, p.Real, c.zone, c.sensitive)
+		}
+	}
+}
+
+// TestCwdTracking: cd changes where later relative paths resolve, but not
+// outside subshells and pipelines.
+func TestCwdTracking(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{})
+	f := a.Analyze("cd src && cat main.go; (cd /tmp); cat main.go | (cd ..; cat README.md)", Options{Workspace: ws, Home: home})
+	var reads []string
+	for _, p := range f.Paths {
+		if p.Access == "read" {
+			reads = append(reads, p.Real)
+		}
+	}
+	want := []string{ws + "/src/main.go", ws + "/src/main.go", ws + "/README.md"}
+	if !reflect.DeepEqual(reads, want) {
+		t.Errorf("reads %q, want %q", reads, want)
+	}
+	f = a.Analyze("cat x", Options{Workspace: ws, Home: home, WorkingDir: "src"})
+	if p := pathOf(f, "read"); p == nil || p.Real != ws+"/src/x" {
+		t.Errorf("working_dir not applied: %+v", f.Paths)
+	}
+}
+
+// TestUnanalysable: dynamic names and non-literal scripts are reported.
+func TestUnanalysable(t *testing.T) {
+	for src, kind := range map[string]string{
+		`$CMD -rf /`:                 "command_name",
+		"`echo rm` -rf /":            "command_name",
+		`$(printf rm) x`:             "command_name",
+		`bash -c "$SCRIPT"`:          "nested_script",
+		`eval "$X"`:                  "eval",
+		`curl x | bash`:              "stdin_script",
+		`bash <(curl -s x)`:          "procsubst_script",
+		`python3 <(curl -s x)`:       "procsubst_script",
+		`PAGER="$X" git log`:         "nested_script",
+		`cat x.b64 | base64 -d | sh`: "stdin_script",
+	} {
+		f := analyze(t, src)
+		found := false
+		for _, d := range f.Dynamic {
+			if d.Kind == kind {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%q: no dynamic %s in %+v", src, kind, f.Dynamic)
+		}
+	}
+}
+
+// TestShapeErrors: fail-closed codes for inputs the analyser refuses.
+func TestShapeErrors(t *testing.T) {
+	nest := "true"
+	for i := 0; i < 9; i++ {
+		nest = "bash -c " + shellQuote(nest)
+	}
+	for src, code := range map[string]string{
+		"":                         CodeEmpty,
+		"   \n\t":                  CodeEmpty,
+		"# just a comment":         CodeEmpty,
+		"echo a\x00b":              CodeNUL,
+		strings.Repeat("a", 70000): CodeTooLong,
+		"if then":                  CodeSyntax,
+		nest:                       CodeTooDeep,
+		"echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo x)))))))))": CodeTooDeep,
+	} {
+		f := analyze(t, src)
+		if f.ParseError == nil || f.ParseError.Code != code {
+			t.Errorf("%.40q: got %+v, want %s", src, f.ParseError, code)
+		}
+	}
+}
+
+// TestForkBomb: a function calling itself through a pipe or in the background.
+func TestForkBomb(t *testing.T) {
+	for _, src := range []string{`:(){ :|:& };:`, `bomb() { bomb | bomb & }; bomb`, `f(){ f & f; }; f`} {
+		f := analyze(t, src)
+		if len(f.Functions) != 1 || !f.Functions[0].Forks {
+			t.Errorf("%q: functions %+v", src, f.Functions)
+		}
+	}
+	f := analyze(t, `fact(){ fact; }`)
+	if len(f.Functions) != 1 || f.Functions[0].Forks || !f.Functions[0].Recursive {
+		t.Errorf("plain recursion: %+v", f.Functions)
+	}
+}

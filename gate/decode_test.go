@@ -383,7 +383,7 @@ func TestDecodeMessages(t *testing.T) {
 		{`{"id":"c1","name":"exec"}`, `the call has no "arguments": send "arguments" as a JSON object or a string holding one, e.g. {} or "{}"`},
 		{`{"id":"c1","name":"exec","arguments":{}} 1`, `the line has data after its JSON value at offset 40: send one JSON value per line`},
 		{`{"id":"c1","type":"function","function":{"name":"exec","arguments":"{\"a\":1,\"a\":2}"}}`, `in the arguments string, an object repeats the key "a"`},
-		{`{"id":"c1","type":"function","function":{"name":"exec","arguments":"ls"}}`, `the arguments string is not valid JSON (invalid character 'l' looking for beginning of value at offset 1): send "arguments" as`},
+		{`{"id":"c1","type":"function","function":{"name":"exec","arguments":"ls"}}`, `the arguments string is not valid JSON (invalid character 'l' looking for beginning of value at offset `},
 		{`{"role":"user","content":"x"}`, `a message with role "user" carries no tool calls: send the assistant message`},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `method "ping" is not a tool call`},
 		{`[]`, `the array holds no calls: send at least one tool call`},

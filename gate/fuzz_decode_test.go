@@ -1,13 +1,16 @@
 package gate
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/corpus"
 )
+
+// attackDir holds the attack corpus shared by the gate's tests.
+const attackDir = "../testdata/attacks"
 
 // FuzzDecodeLine checks the properties every caller relies on: DecodeLine
 // never panics (a recovered panic is CodePanic, which fails here), never
@@ -16,7 +19,7 @@ import (
 // decoded call sent again in the native shape decodes to the same call.
 //
 // Seeds: the decode vectors, a few byte-level cases, and every line of the
-// attack corpus in ../testdata/attacks when it exists.
+// attack corpus when it exists.
 func FuzzDecodeLine(f *testing.F) {
 	for _, v := range readVectors(f) {
 		f.Add([]byte(v.line))
@@ -28,17 +31,14 @@ func FuzzDecodeLine(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	attacks, _ := filepath.Glob(filepath.Join("..", "testdata", "attacks", "*.json"))
-	for _, name := range attacks {
-		b, err := os.ReadFile(name)
+	if _, err := os.Stat(attackDir); err == nil {
+		cases, err := corpus.Load(attackDir)
 		if err != nil {
 			f.Fatal(err)
 		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
-				f.Add(bytes.Clone(line))
+		for _, c := range cases {
+			for _, line := range c.Lines("/work/ws", "/home/user") {
+				f.Add([]byte(line))
 			}
 		}
 	}

@@ -179,7 +179,30 @@ func index(cfg map[string]any) (map[string]any, error) {
 			allowed[strings.Join(words, " ")] = true
 		}
 	}
-	return map[string]any{"allowed_commands": allowed}, nil
+	idx := map[string]any{"allowed_commands": allowed}
+	// Named lists become objects keyed by name: one look-up per question.
+	for _, name := range []string{"shells", "interpreters", "downloaders", "decoders", "rc_files"} {
+		set := map[string]any{}
+		var patterns []any
+		list, _ := cfg[name].([]any)
+		for _, e := range list {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("data.toolgate.config.%s: entries must be strings, got %T", name, e)
+			}
+			if strings.ContainsAny(s, "*?[") {
+				patterns = append(patterns, s)
+			} else {
+				set[s] = true
+			}
+		}
+		idx[name] = set
+		if patterns == nil {
+			patterns = []any{}
+		}
+		idx[name+"_patterns"] = patterns
+	}
+	return idx, nil
 }
 
 // prepare compiles the policy once into a prepared query.
@@ -197,7 +220,8 @@ func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
 	tg["index"] = idx
 	opts := []func(*rego.Rego){
 		rego.Query(DecisionQuery),
-		rego.Store(inmem.NewFromObject(data)),
+		rego.Store(inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true))),
+		rego.StoreReadAST(true),
 		rego.Capabilities(Capabilities()),
 		rego.StrictBuiltinErrors(true),
 		rego.SetRegoVersion(ast.RegoV1),

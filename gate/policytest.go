@@ -50,7 +50,7 @@ func (p *Policy) Test(ctx context.Context, filter string) ([]TestResult, error) 
 	}
 	tg["index"] = idx
 	comp := ast.NewCompiler().WithCapabilities(Capabilities()).WithEnablePrintStatements(true)
-	r := tester.NewRunner().SetCompiler(comp).SetStore(inmem.NewFromObject(data)).SetModules(mods).
+	r := tester.NewRunner().SetCompiler(comp).SetStore(inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true))).SetModules(mods).
 		RaiseBuiltinErrors(true).SetDefaultRegoVersion(ast.RegoV1).Filter(filter)
 	ch, err := r.RunTests(ctx, nil)
 	if err != nil {

@@ -31,7 +31,7 @@ git_option_value(a, i) if {
 
 network_clients := {"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail", "sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab", "hub"}
 
-network_client(c) if c.name in downloaders
+network_client(c) if in_list(c.name, "downloaders")
 
 network_client(c) if c.name in network_clients
 

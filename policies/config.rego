@@ -27,9 +27,7 @@ allow_pattern_matches(pats) if {
 
 # The gate turns allowed_commands into an object of prefixes at load time
 # (data.toolgate.index.allowed_commands), so the check is a few look-ups.
-default allowed_index := {}
-
-allowed_index := data.toolgate.index.allowed_commands
+allowed_index := object.get(idx, "allowed_commands", {})
 
 deny contains {"rule": "config.not_allowlisted", "message": sprintf("%s is not in the configured command allowlist; use one of the allowed commands", [concat(" ", c.argv)])} if {
 	count(object.get(cfg, "allowed_commands", [])) > 0

@@ -27,14 +27,11 @@ deny contains {"rule": "persist.service", "message": sprintf("%s installs or sta
 	c.name == n
 }
 
-rc_files := list("rc_files")
-
 deny contains {"rule": "persist.rc_file", "message": sprintf("%s changes the shell start-up file %s; start-up files are not changed from an agent", [who(p), p.raw])} if {
 	some p in paths
 	p.access in {"write", "delete"}
 	not p.zone in {"workspace", "workspace_root", "tmp"}
-	some f in rc_files
-	endswith(p.real, concat("/", ["", f]))
+	in_list(base(p.real), "rc_files")
 }
 
 deny contains {"rule": "persist.git_hooks", "message": sprintf("%s changes %s: git hooks run code on later git commands; edit project files instead", [who(p), p.raw])} if {

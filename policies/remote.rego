@@ -5,7 +5,7 @@ package toolgate
 deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is piped into %s: that runs code from the network; download to a file in the workspace, read it, then decide", [pl[i], pl[j]])} if {
 	some pl in object.get(input, "pipelines", [])
 	some i, j
-	pl[i] in downloaders
+	in_list(pl[i], "downloaders")
 	code_runner(pl[j])
 	i < j
 }
@@ -13,7 +13,7 @@ deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is 
 deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("the output of %s is run as a script; download to a file in the workspace, read it, then decide", [c.name])} if {
 	some c in commands
 	c.context in {"subst", "procsubst"}
-	c.name in downloaders
+	in_list(c.name, "downloaders")
 	some d in object.get(input, "dynamic", [])
 	d.kind in {"nested_script", "eval", "procsubst_script", "stdin_script"}
 }

@@ -19,13 +19,12 @@ verdict := "deny" if {
 	count(ask) > 0
 } else := "allow"
 
-reasons := sort_reasons(deny) if {
+# Sets are ordered, so reasons come out sorted by rule id, then message.
+reasons := [r | some r in deny] if {
 	count(deny) > 0
-} else := sort_reasons(ask) if {
+} else := [r | some r in ask] if {
 	count(ask) > 0
 } else := []
-
-sort_reasons(set) := [r | some k in sort([key | some x in set; key := sprintf("%s\u0000%s", [x.rule, x.message])]); some r in set; sprintf("%s\u0000%s", [r.rule, r.message]) == k]
 
 sandbox := {"network": network_granted, "profile": "default"}
 
@@ -50,24 +49,29 @@ names := {c.name | some c in commands}
 # a command's name or any of its wrappers
 runs(c) := {c.name} | {w | some w in c.wrappers}
 
-list(name) := {x | some x in object.get(cfg, name, [])}
+# The gate builds data.toolgate.index from data.toolgate.config at load
+# time: each named list becomes an object keyed by name (plus a list of the
+# entries that are glob patterns), so membership is one look-up.
+default idx := {}
 
-shells := list("shells")
+idx := data.toolgate.index
 
-interpreters := list("interpreters")
+# in_list(name, "shells") holds when name is in data.toolgate.config.shells.
+in_list(name, list) if idx[list][name]
 
-downloaders := list("downloaders")
-
-decoders := list("decoders")
-
-code_runner(name) if name in shells
-
-code_runner(name) if name in interpreters
-
-code_runner(name) if {
-	some p in interpreters
-	contains(p, "*")
+in_list(name, list) if {
+	some p in idx[concat("", [list, "_patterns"])]
 	glob.match(p, [], name)
+}
+
+code_runner(name) if in_list(name, "shells")
+
+code_runner(name) if in_list(name, "interpreters")
+
+# base is the last component of a path
+base(p) := b if {
+	parts := split(p, "/")
+	b := parts[count(parts) - 1]
 }
 
 # args are argv without the command name

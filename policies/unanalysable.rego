@@ -18,7 +18,7 @@ else := "a variable"
 deny contains {"rule": "dynamic.decode_to_shell", "message": sprintf("decoded data from %s is piped into %s: that hides the code being run; write the commands in clear text", [pl[i], pl[j]])} if {
 	some pl in object.get(input, "pipelines", [])
 	some i, j
-	pl[i] in decoders
+	in_list(pl[i], "decoders")
 	code_runner(pl[j])
 	i < j
 }

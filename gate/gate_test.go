@@ -1,0 +1,205 @@
+package gate_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/gate"
+)
+
+func newGate(t testing.TB, o gate.Options) *gate.Gate {
+	t.Helper()
+	if o.Workspace == "" {
+		o.Workspace = t.TempDir()
+	}
+	if o.Home == "" {
+		o.Home = t.TempDir()
+	}
+	g, err := gate.New(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func execCall(cmd string) gate.Call {
+	b, _ := json.Marshal(map[string]any{"command": cmd})
+	return gate.Call{ID: "t", Tool: "exec", Args: b}
+}
+
+func writePolicy(t *testing.T, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "p.rego"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestFailClosed: every way the policy can go wrong is a deny with a code.
+func TestFailClosed(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name, policy, code string
+	}{
+		{"undefined decision", "package toolgate\n", gate.CodePolicyShape},
+		{"wrong shape", "package toolgate\ndecision := \"allow\"\n", gate.CodePolicyShape},
+		{"bad verdict", "package toolgate\ndecision := {\"decision\": \"yes\"}\n", gate.CodePolicyShape},
+		{"bad reasons", "package toolgate\ndecision := {\"decision\": \"deny\", \"reasons\": \"no\"}\n", gate.CodePolicyShape},
+		{"runtime error", "package toolgate\ndecision := {\"decision\": \"allow\", \"x\": to_number(\"zz\")}\n", gate.CodePolicyError},
+		{"conflict", "package toolgate\ndecision := {\"decision\": \"allow\"} if true\ndecision := {\"decision\": \"ask\"} if true\n", gate.CodePolicyError},
+	}
+	for _, c := range cases {
+		g := newGate(t, gate.Options{PolicyDirs: []string{writePolicy(t, c.policy)}})
+		r := g.Decide(ctx, execCall("ls"))
+		if r.Decision != "deny" || len(r.Reasons) == 0 || r.Reasons[0].Rule != c.code {
+			t.Errorf("%s: got %+v, want deny %s", c.name, r, c.code)
+		}
+	}
+}
+
+// TestAllowAllStillDeniesUnanalysable: a custom policy that allows
+// everything cannot allow a script the analyser refused.
+func TestAllowAllStillDeniesUnanalysable(t *testing.T) {
+	g := newGate(t, gate.Options{PolicyDirs: []string{writePolicy(t, "package toolgate\ndecision := {\"decision\": \"allow\", \"reasons\": []}\n")}})
+	for _, cmd := range []string{"if then fi", "echo a\x00b", strings.Repeat("x", 100000), "  "} {
+		r := g.Decide(context.Background(), execCall(cmd))
+		if r.Decision != "deny" || !strings.HasPrefix(r.Reasons[0].Rule, "parse.") {
+			t.Errorf("%.30q: %+v", cmd, r)
+		}
+	}
+	if r := g.Decide(context.Background(), execCall("ls")); r.Decision != "allow" {
+		t.Errorf("ls under allow-all: %+v", r)
+	}
+}
+
+// TestBrokenPolicyRefusesToStart: a policy that does not compile, a missing
+// directory or malformed data stop the gate from starting.
+func TestBrokenPolicyRefusesToStart(t *testing.T) {
+	ctx := context.Background()
+	for name, o := range map[string]gate.Options{
+		"syntax":      {PolicyDirs: []string{writePolicy(t, "package toolgate\ndecision := {\n")}},
+		"missing dir": {PolicyDirs: []string{filepath.Join(t.TempDir(), "nope")}},
+		"no modules":  {PolicyDirs: []string{t.TempDir()}},
+		"banned http": {PolicyDirs: []string{writePolicy(t, "package toolgate\ndecision := http.send({\"method\": \"get\", \"url\": \"http://127.0.0.1:1\"})\n")}},
+		"banned net":  {PolicyDirs: []string{writePolicy(t, "package toolgate\ndecision := {\"decision\": \"allow\", \"x\": net.lookup_ip_addr(\"localhost\")}\n")}},
+	} {
+		o.Workspace = t.TempDir()
+		if _, err := gate.New(ctx, o); err == nil {
+			t.Errorf("%s: gate started", name)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"toolgate": {"config": {"allowed_commands": [1]}}}`), 0o644)
+	if _, err := gate.New(ctx, gate.Options{Workspace: t.TempDir(), DataFiles: []string{bad}}); err == nil {
+		t.Error("malformed allowed_commands accepted")
+	}
+}
+
+// TestGateCodes: unknown tools, invalid arguments and undecodable lines.
+func TestGateCodes(t *testing.T) {
+	g := newGate(t, gate.Options{})
+	ctx := context.Background()
+	lines := map[string]string{
+		`{"id":"a","name":"launch_missiles","arguments":{}}`:                  gate.CodeUnknownTool,
+		`{"id":"a","name":"exec","arguments":{}}`:                             gate.CodeInvalidArgs,
+		`{"id":"a","name":"exec","arguments":{"command":1}}`:                  gate.CodeInvalidArgs,
+		`{"id":"a","name":"exec","arguments":{"command":"ls","extra":true}}`:  gate.CodeInvalidArgs,
+		`{"id":"a","name":"read_file","arguments":{"path":"a","offset":0}}`:   gate.CodeInvalidArgs,
+		`{"id":"a","name":"exec","arguments":{"command":"ls","command":"x"}}`: gate.CodeDecodeDupKey,
+		`{"id":"a","name":"exec","arguments":"[1]"}`:                          gate.CodeDecodeArgs,
+		`{"id":"a","name":"exec","arguments":{"command":"a\u0000b"}}`:         gate.CodeDecodeNUL,
+		`nope`: gate.CodeDecodeJSON,
+	}
+	for line, code := range lines {
+		rs := g.DecideLine(ctx, []byte(line), 1)
+		if len(rs) != 1 || rs[0].Decision != "deny" || rs[0].Reasons[0].Rule != code {
+			t.Errorf("%s: got %+v, want deny %s", line, rs, code)
+		}
+	}
+	// every violation is reported with its location
+	rs := g.DecideLine(ctx, []byte(`{"name":"search","arguments":{"pattern":"","max_results":0,"x":1}}`), 7)
+	msg := rs[0].Reasons[0].Message
+	for _, want := range []string{"/pattern", "/max_results", "x"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("violation %q missing from %q", want, msg)
+		}
+	}
+	if rs[0].ID != "line-7" {
+		t.Errorf("id %q, want line-7", rs[0].ID)
+	}
+}
+
+// TestFileTools: file tools are confined to the workspace, with no /tmp or
+// system exception, and resolve symlinks.
+func TestFileTools(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(ws, "keys"))
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a"), 0o644)
+	g := newGate(t, gate.Options{Workspace: ws, Home: home})
+	for line, want := range map[string]string{
+		`{"name":"read_file","arguments":{"path":"a.txt"}}`:                                   "allow",
+		`{"name":"read_file","arguments":{"path":"../../etc/passwd"}}`:                        "deny",
+		`{"name":"read_file","arguments":{"path":"/etc/hostname"}}`:                           "deny",
+		`{"name":"read_file","arguments":{"path":"keys/id_rsa"}}`:                             "deny",
+		`{"name":"write_file","arguments":{"path":"new/b.txt","content":""}}`:                 "allow",
+		`{"name":"write_file","arguments":{"path":"/tmp/x","content":""}}`:                    "deny",
+		`{"name":"edit_file","arguments":{"path":"~/.bashrc","old_text":"a","new_text":"b"}}`: "deny",
+		`{"name":"list_dir","arguments":{"path":""}}`:                                         "allow",
+		`{"name":"search","arguments":{"pattern":"x","path":"/"}}`:                            "deny",
+		`{"name":"glob","arguments":{"pattern":"**/*.go"}}`:                                   "allow",
+		`{"name":"glob","arguments":{"pattern":"/etc/*"}}`:                                    "deny",
+		`{"name":"glob","arguments":{"pattern":"../*"}}`:                                      "deny",
+	} {
+		rs := g.DecideLine(context.Background(), []byte(line), 1)
+		if len(rs) != 1 || rs[0].Decision != want {
+			t.Errorf("%s: got %+v, want %s", line, rs, want)
+		}
+	}
+}
+
+// TestPolicyTestsPass runs the embedded Rego unit tests from go test.
+func TestPolicyTestsPass(t *testing.T) {
+	p, err := gate.LoadPolicy(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := p.Test(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) == 0 {
+		t.Fatal("no Rego tests ran")
+	}
+	for _, r := range results {
+		if !r.Pass {
+			t.Errorf("%s (%s): %s", r.Name, r.File, r.Detail)
+		}
+	}
+	t.Logf("%d Rego tests", len(results))
+}
+
+// TestAllowlist: allowed_commands restricts every command found, wherever it hides.
+func TestAllowlist(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "d.json")
+	os.WriteFile(data, []byte(`{"toolgate": {"config": {"allowed_commands": ["git status", "ls", "/usr/bin/go test"]}}}`), 0o644)
+	g := newGate(t, gate.Options{DataFiles: []string{data}})
+	for cmd, want := range map[string]string{
+		"git status":           "allow",
+		"git status --short":   "allow",
+		"ls -la":               "allow",
+		"go test ./...":        "allow",
+		"git push":             "deny",
+		"ls && sh -c 'whoami'": "deny",
+		"ls $(id)":             "deny",
+	} {
+		if r := g.Decide(context.Background(), execCall(cmd)); r.Decision != want {
+			t.Errorf("%q: %+v, want %s", cmd, r, want)
+		}
+	}
+}

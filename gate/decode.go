@@ -114,7 +114,7 @@ func DecodeLine(line []byte, lim Limits) (out []Decoded) {
 	lim = lim.orDefaults()
 
 	if len(line) > lim.MaxLineBytes {
-		return decFail(nil, CodeDecodeTooLarge, fmt.Sprintf(
+		return decFail(CodeDecodeTooLarge, fmt.Sprintf(
 			"the line is %d bytes, over the limit of %d: send smaller arguments or split the calls across lines",
 			len(line), lim.MaxLineBytes))
 	}
@@ -135,16 +135,15 @@ func DecodeLine(line []byte, lim Limits) (out []Decoded) {
 	}
 	d.line = line
 	out = make([]Decoded, 0, 1)
-	n := &d.nodes[root]
-	switch n.kind {
+	switch r := d.nodes[root]; r.kind {
 	case decArray:
-		if n.count == 0 {
-			return decFail(nil, CodeDecodeEmpty, "the array holds no calls: send at least one tool call")
+		if r.count == 0 {
+			return decFail(CodeDecodeEmpty, "the array holds no calls: send at least one tool call")
 		}
-		if int(n.count) > lim.MaxBatch {
-			return decTooMany(int(n.count), lim.MaxBatch)
+		if int(r.count) > lim.MaxBatch {
+			return decTooMany(int(r.count), lim.MaxBatch)
 		}
-		for c := root + 1; c < n.skip; c = d.nodes[c].skip {
+		for c := root + 1; c < r.skip; c = d.nodes[c].skip {
 			if d.nodes[c].kind == decArray {
 				out = decAppendErr(out, d.nodes[c].bad, Call{}, CodeDecodeShape,
 					"nested arrays are not accepted: send a flat array of calls")
@@ -161,20 +160,17 @@ func DecodeLine(line []byte, lim Limits) (out []Decoded) {
 	return out
 }
 
-func decFail(call *Call, code, msg string) []Decoded {
-	var c Call
-	if call != nil {
-		c = *call
-	}
-	return []Decoded{{Call: c, Err: &DecodeError{Code: code, Message: msg}}}
+// decFail is the result of a line that fails as a whole.
+func decFail(code, msg string) []Decoded {
+	return []Decoded{{Err: &DecodeError{Code: code, Message: msg}}}
 }
 
 func decTooMany(n, max int) []Decoded {
-	return decFail(nil, CodeDecodeTooLarge, fmt.Sprintf(
+	return decFail(CodeDecodeTooLarge, fmt.Sprintf(
 		"the line holds %d calls, over the limit of %d: send at most %d calls per line", n, max, max))
 }
 
-// appendErr appends an error Decoded. A fault already found inside the value
+// decAppendErr appends an error Decoded. A fault already found inside the value
 // (bad) wins over the error the caller would report, so that a NUL byte or a
 // repeated key is named as such even where the shape is also wrong.
 func decAppendErr(out []Decoded, bad *DecodeError, c Call, code, msg string) []Decoded {
@@ -184,7 +180,7 @@ func decAppendErr(out []Decoded, bad *DecodeError, c Call, code, msg string) []D
 	return append(out, Decoded{Call: c, Err: &DecodeError{Code: code, Message: msg}})
 }
 
-// checkBytes rejects raw NUL bytes and invalid UTF-8 before any parsing.
+// decCheckBytes rejects raw NUL bytes and invalid UTF-8 before any parsing.
 // Escaped forms (\u0000, lone surrogates) are caught per string while parsing.
 func decCheckBytes(b []byte) *DecodeError {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
@@ -241,11 +237,11 @@ type decFrame struct {
 	obj     bool
 	wantKey bool
 	key     string // pending member name
-	keys    int    // where this object's keys start in decoder.keys
+	keys    int    // where this object's keys start in lineDecoder.keys
 	set     map[string]struct{}
 }
 
-// manyKeys is the member count above which duplicate checks use a map.
+// decManyKeys is the member count above which duplicate checks use a map.
 const decManyKeys = 16
 
 type lineDecoder struct {
@@ -303,16 +299,16 @@ func (d *lineDecoder) parse(text []byte, base int32, member string) (int32, *Dec
 			d.abandon()
 			switch {
 			case complete:
-				return root, jsonError(member, "trailing", prev)
+				return root, decJSONError(member, "trailing", prev)
 			case err == io.EOF && root < 0:
-				return root, jsonError(member, "empty", off)
+				return root, decJSONError(member, "empty", off)
 			case err == io.EOF:
-				return root, jsonError(member, "early", off)
+				return root, decJSONError(member, "early", off)
 			}
-			return root, jsonError(member, syntaxDetail(err, off), off)
+			return root, decJSONError(member, decSyntaxDetail(err, off), off)
 		}
 		if root >= 0 && len(d.stack) == 0 {
-			return root, jsonError(member, "trailing", prev)
+			return root, decJSONError(member, "trailing", prev)
 		}
 		region := text[prev:off]
 		prev = off
@@ -463,10 +459,10 @@ func (d *lineDecoder) abandon() {
 	d.stack = d.stack[:0]
 }
 
-// jsonError is the error for text that is not exactly one JSON value: the
+// decJSONError is the error for text that is not exactly one JSON value: the
 // line itself (member == "") or the arguments string of member. why is
 // "empty", "early", "trailing" or a syntax error's own words.
-func jsonError(member, why string, off int) *DecodeError {
+func decJSONError(member, why string, off int) *DecodeError {
 	what, code, hint := "the line", CodeDecodeJSON, "send one JSON value per line"
 	if member != "" {
 		what, code, hint = "the arguments string", CodeDecodeArgs, decArgsHint(member, true)
@@ -485,7 +481,7 @@ func jsonError(member, why string, off int) *DecodeError {
 	return &DecodeError{Code: code, Message: msg + ": " + hint}
 }
 
-func syntaxDetail(err error, off int) string {
+func decSyntaxDetail(err error, off int) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%s at offset %d", se.Error(), se.Offset)
@@ -496,7 +492,7 @@ func syntaxDetail(err error, off int) string {
 	return err.Error()
 }
 
-// checkEscapes looks at the raw text of one string token (with the separators
+// decCheckEscapes looks at the raw text of one string token (with the separators
 // before it, which hold no backslash) for a \u0000 escape or a lone surrogate,
 // which encoding/json would otherwise pass on or silently replace.
 func decCheckEscapes(raw []byte) *DecodeError {
@@ -847,7 +843,7 @@ func (d *lineDecoder) rpc(n int32, f *decFields) Decoded {
 // message, in order.
 func (d *lineDecoder) completion(out []Decoded, n int32, f *decFields) []Decoded {
 	const want = `send the "message" of the choice, or the completion with "choices":[{"message":{"role":"assistant","tool_calls":[...]}}]`
-	ch := &d.nodes[f.choices]
+	ch := d.nodes[f.choices]
 	if ch.kind != decArray {
 		return decAppendErr(out, d.nodes[n].bad, Call{}, CodeDecodeShape, `"choices" must be an array: `+want)
 	}

@@ -15,8 +15,9 @@ const attackDir = "../testdata/attacks"
 // FuzzDecodeLine checks the properties every caller relies on: DecodeLine
 // never panics (a recovered panic is CodePanic, which fails here), never
 // returns an empty slice, gives each result either an error or a call with a
-// tool and compact object arguments, answers the same way twice, and a
-// decoded call sent again in the native shape decodes to the same call.
+// tool and compact object arguments (also under tight limits), answers the
+// same way twice, and a decoded call sent again in the native shape decodes
+// to the same call.
 //
 // Seeds: the decode vectors, a few byte-level cases, and every line of the
 // attack corpus when it exists.
@@ -55,6 +56,7 @@ func FuzzDecodeLine(f *testing.F) {
 			}
 		}
 		checkInvariants(t, line, out)
+		checkInvariants(t, line, DecodeLine(line, Limits{MaxLineBytes: 256, MaxDepth: 3, MaxBatch: 2}))
 
 		again := DecodeLine(line, lim)
 		if len(again) != len(out) {

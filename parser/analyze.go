@@ -179,9 +179,10 @@ func (r *run) stop(code, format string, args ...any) error {
 
 // stdin describes where a statement's standard input comes from.
 type stdin struct {
-	kind    string // "", pipe, file, heredoc, herestring
+	kind    string // "", pipe, file, procsubst, heredoc, herestring
 	literal *string
 	from    string // producing command name for pipes
+	fromIdx int    // its index in Commands (meaningful when from != "")
 }
 
 func (r *run) stmts(list []*syntax.Stmt, st *state, sc scope) error {
@@ -290,6 +291,9 @@ func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) erro
 		target = p.Real
 		if access == "read" && fd == 0 {
 			in.kind = "file"
+			if f.proc {
+				in.kind = "procsubst" // < <(…): the output of a process
+			}
 			in.literal = nil
 		}
 	}
@@ -426,7 +430,7 @@ func (r *run) pipeline(c *syntax.BinaryCmd, st *state, sc scope, in stdin) (*str
 			name = r.facts.Commands[before].Name
 		}
 		names = append(names, name)
-		cur = stdin{kind: "pipe", literal: o, from: name}
+		cur = stdin{kind: "pipe", literal: o, from: name, fromIdx: before}
 		out = o
 	}
 	r.facts.Pipelines = append(r.facts.Pipelines, names)
@@ -636,6 +640,9 @@ type field struct {
 	subst   bool   // a command substitution or arithmetic is among the unknown parts
 	glob    bool   // unexpanded glob characters remain (nothing matched)
 	proc    bool   // a process substitution <(…) / >(…)
+	// globWord: the word had an unquoted glob pattern, whatever it matched;
+	// a command name spelled this way is not static.
+	globWord bool
 }
 
 type env struct {
@@ -713,9 +720,9 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget)})
 			continue
 		}
+		gw := wordHasUnquotedGlob(w)
 		for _, s := range fs {
-			g := hasGlobMeta(s) && r.wordHasUnquotedGlob(w)
-			out = append(out, field{text: s, pattern: s, glob: g})
+			out = append(out, field{text: s, pattern: s, glob: gw && isGlob(s), globWord: gw})
 		}
 	}
 	return out
@@ -832,17 +839,30 @@ func unescapeLit(s string) string {
 
 func hasGlobMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
 
-// wordHasUnquotedGlob reports whether glob characters appear unquoted.
-func (r *run) wordHasUnquotedGlob(w *syntax.Word) bool {
+// isGlob reports whether s is a glob pattern as bash sees one: "*" or "?",
+// or a "[" closed by a later "]" ("[" alone is the test command).
+func isGlob(s string) bool {
+	if strings.ContainsAny(s, "*?") {
+		return true
+	}
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		return strings.IndexByte(s[i+1:], ']') > 0
+	}
+	return false
+}
+
+// wordHasUnquotedGlob reports whether a glob pattern appears unquoted.
+func wordHasUnquotedGlob(w *syntax.Word) bool {
+	var lits strings.Builder
 	for _, p := range w.Parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
-			if hasGlobMeta(x.Value) {
-				return true
-			}
-		case *syntax.ExtGlob, *syntax.BraceExp:
+			lits.WriteString(x.Value)
+		case *syntax.ExtGlob:
 			return true
+		default:
+			lits.WriteString("\x00")
 		}
 	}
-	return false
+	return isGlob(lits.String())
 }

@@ -16,10 +16,21 @@ type classifier struct {
 	secretPat [][]string // component patterns of entries with wildcards
 	secretRaw []string
 	names     []string
+	// reserved are the top directories under /tmp that hold the workspace
+	// or the home directory: they are not scratch space, whatever /tmp is.
+	reserved []string
 }
 
 func newClassifier(cfg Config, ws, home string) *classifier {
 	c := &classifier{ws: ws, home: home, readRoots: map[string]bool{}, secrets: map[string]string{}, names: cfg.SensitiveNames}
+	for _, d := range []string{ws, home} {
+		for _, tmp := range []string{"/tmp", "/dev/shm", "/var/tmp"} {
+			if rest, ok := strings.CutPrefix(d, tmp+"/"); ok && rest != "" {
+				top, _, _ := strings.Cut(rest, "/")
+				c.reserved = append(c.reserved, tmp+"/"+top)
+			}
+		}
+	}
 	for _, r := range cfg.ReadRoots {
 		r = path.Clean("/" + r)
 		if strings.ContainsAny(r, "*?[") {
@@ -76,6 +87,8 @@ func (c *classifier) zone(p string) string {
 		return devZone(p)
 	case c.home != "" && c.home != "/" && under(p, c.home):
 		return "home"
+	case c.isReserved(p):
+		return "outside"
 	case p == "/tmp":
 		return "tmp_root"
 	case under(p, "/tmp"), under(p, "/dev/shm"):
@@ -85,6 +98,15 @@ func (c *classifier) zone(p string) string {
 		return "system"
 	}
 	return "outside"
+}
+
+func (c *classifier) isReserved(p string) bool {
+	for _, r := range c.reserved {
+		if under(p, r) {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *classifier) readRoot(p string) bool {

@@ -105,6 +105,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 	}
 	cwd := st.cwd
 	stdinArgs := false
+	var fd *feed
 	// Peel wrappers.
 	for len(argv) > 0 && !argv[0].dynamic {
 		name := base(argv[0].text)
@@ -112,7 +113,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		if !ok || !r.a.wrappers[name] {
 			break
 		}
-		rest, more, err := r.unwrap(name, ws, argv, st, sc, idx, env, &cwd)
+		rest, more, err := r.unwrap(name, ws, argv, st, sc, idx, env, &cwd, &fd)
 		if err != nil {
 			return nil, err
 		}
@@ -121,6 +122,10 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 			stdinArgs = true
 		}
 		if more == "query" { // command -v: a look-up, not an execution
+			break
+		}
+		if fd != nil && fd.commands {
+			argv = rest
 			break
 		}
 		if more == "done" || len(rest) == 0 {
@@ -134,6 +139,15 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		}
 		argv = rest
 	}
+	if fd != nil {
+		var done bool
+		var err error
+		argv, done, err = r.applyFeed(fd, argv, st, sc, in, idx, cwd)
+		if err != nil || done {
+			r.facts.Commands[idx] = Command{Name: wrappers[len(wrappers)-1], Argv: []string{wrappers[len(wrappers)-1]}, Wrappers: wrappers[:len(wrappers)-1], Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from}
+			return nil, err
+		}
+	}
 	cmd := Command{Argv: make([]string, len(argv)), Wrappers: wrappers, Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from}
 	if cmd.Wrappers == nil {
 		cmd.Wrappers = []string{}
@@ -144,7 +158,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 			cmd.Dynamic = true
 		}
 	}
-	if len(argv) > 0 && !argv[0].dynamic && !argv[0].glob {
+	if len(argv) > 0 && !argv[0].dynamic && !argv[0].glob && !argv[0].globWord {
 		cmd.Name = base(argv[0].text)
 	} else if len(argv) > 0 {
 		kind := "command_name"
@@ -187,8 +201,13 @@ func dynKind(f field) string {
 // unwrap skips a wrapper's options and returns the wrapped argv. more is
 // "query" for look-ups (command -v), "done" when the wrapper ran a command
 // string it has already analysed.
-func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, idx int, env map[string]string, cwd *string) ([]field, string, error) {
+func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, idx int, env map[string]string, cwd *string, fdp **feed) ([]field, string, error) {
 	i := 1
+	var fd *feed
+	if name == "xargs" || name == "parallel" {
+		fd = &feed{}
+		*fdp = fd
+	}
 	strOpt := cmdStringOpts[name]
 	var cmdString *field
 	query := false
@@ -244,6 +263,14 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 				split = &v
 			case key == "--command":
 				cmdString = &v
+			case name == "xargs" && key == "--replace":
+				fd.replace = "{}"
+				if eq && val != "" {
+					fd.replace = val
+				}
+			case name == "xargs" && key == "--arg-file", name == "parallel" && key == "--arg-file":
+				vv := v
+				fd.argFile = &vv
 			case key == "--unset":
 			}
 			i++
@@ -254,6 +281,13 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 			ch := t[j]
 			if name == "command" && (ch == 'v' || ch == 'V') {
 				query = true
+			}
+			if name == "xargs" && ch == 'i' {
+				fd.replace = "{}"
+				if j+1 < len(t) {
+					fd.replace = t[j+1:]
+				}
+				break
 			}
 			k := strings.IndexByte(ws.opts, ch)
 			if k >= 0 && k+1 < len(ws.opts) && ws.opts[k+1] == ':' {
@@ -273,6 +307,11 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 				case string(ch) == strOpt:
 					vv := v
 					cmdString = &vv
+				case name == "xargs" && ch == 'I':
+					fd.replace = v.text
+				case (name == "xargs" || name == "parallel") && ch == 'a':
+					vv := v
+					fd.argFile = &vv
 				case name == "strace" && ch == 'o', name == "ltrace" && ch == 'o', name == "time" && ch == 'o':
 					r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
 				}
@@ -337,18 +376,32 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 			return nil, "done", r.nested(strings.Join(parts, " "), &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell")
 		}
 	case "parallel":
+		fd.replace = "{}"
 		for k, f := range rest {
-			if f.text == ":::" || f.text == "::::" || f.text == ":::+" {
+			if f.text == ":::" || f.text == "::::" || f.text == ":::+" || f.text == "::::+" {
+				for _, it := range rest[k+1:] {
+					switch {
+					case it.text == ":::" || it.text == ":::+":
+					case f.text == "::::" || f.text == "::::+":
+						vv := it
+						fd.argFile = &vv
+					default:
+						fd.items = append(fd.items, it)
+					}
+				}
+				if fd.items == nil && fd.argFile == nil {
+					fd.items = []field{}
+				}
 				rest = rest[:k]
 				break
 			}
 		}
+		if len(rest) == 0 {
+			fd.commands = true // the inputs are command lines
+			return []field{}, "", nil
+		}
 		if len(rest) == 1 && strings.ContainsAny(rest[0].text, " ;|&") {
-			if rest[0].dynamic {
-				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: rest[0].text, Cmd: idx})
-				return nil, "done", nil
-			}
-			return nil, "done", r.nested(rest[0].text, &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell")
+			fd.script = true
 		}
 	}
 	return rest, "", nil
@@ -625,7 +678,7 @@ func (r *run) guessRest(idx int, name string, args []field, st *state) {
 
 func (r *run) stdinScript(idx int, st *state, sc scope, in stdin, parse bool) error {
 	switch in.kind {
-	case "pipe", "heredoc", "herestring":
+	case "pipe", "heredoc", "herestring", "procsubst":
 		if in.literal == nil {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: "script read from " + in.kind, Cmd: idx})
 			return nil
@@ -662,6 +715,9 @@ func (r *run) interpreter(idx int, name string, args []field, st *state, sc scop
 		switch {
 		case t == "-c" || t == "-e" || t == "-E" || t == "--eval" || t == "-p" || t == "--print" || t == "-r" && name == "php" || t == "--command":
 			inline = true
+			if i+1 < len(args) && args[i+1].dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[i+1].text, Cmd: idx})
+			}
 			i += 2
 			continue
 		case isAwk && (t == "-f" || t == "--file"):
@@ -1005,4 +1061,106 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 		r.addPath(m, at, memberAcc, idx, "tar")
 	}
 	return nil
+}
+
+// feed is how xargs and parallel give their command its arguments.
+type feed struct {
+	replace  string  // -I/-i/{} replacement string; "" appends the items
+	items    []field // explicit items (parallel :::); nil means read stdin
+	argFile  *field  // items come from this file
+	commands bool    // parallel with no command: each item is a command line
+	script   bool    // parallel 'cmd {}': the command is a script
+}
+
+// pathListers print paths below their path operands (or the cwd).
+var pathListers = map[string]bool{"find": true, "fd": true, "fdfind": true, "ls": true, "grep": true, "egrep": true,
+	"fgrep": true, "rg": true, "ag": true, "ack": true, "git": true, "tree": true}
+
+const maxFeedItems = 32
+
+// applyFeed gives the wrapped command the arguments xargs or parallel would:
+// literal input as written, paths from a path-listing producer as "dir/{}",
+// anything else as an unknown value. done means the feed was analysed as
+// command lines and no command is left.
+func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, idx int, cwd string) ([]field, bool, error) {
+	local := &state{cwd: cwd, vars: st.vars}
+	unknown := field{text: "{input}", pattern: "*", dynamic: true, subst: true}
+	items := fd.items
+	if items == nil {
+		switch {
+		case fd.argFile != nil:
+			r.addPath(*fd.argFile, local, "read", idx, "xargs")
+			items = []field{unknown}
+		case in.literal != nil:
+			for _, w := range strings.Fields(*in.literal) {
+				items = append(items, field{text: w, pattern: w})
+			}
+		case in.kind == "pipe" && pathListers[in.from]:
+			for _, p := range r.facts.Paths {
+				if p.Cmd != in.fromIdx || p.Access == "cwd" || p.Access == "write" {
+					continue
+				}
+				if p.Zone == "unknown" {
+					items = append(items, unknown)
+					continue
+				}
+				dir := strings.TrimRight(p.Abs, "/")
+				items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true})
+			}
+			if items == nil {
+				items = []field{{text: "./{}", pattern: "./*", glob: true}}
+			}
+		case in.kind == "":
+			items = []field{} // no input: the sandbox gives /dev/null
+		default:
+			items = []field{unknown}
+		}
+	}
+	if len(items) > maxFeedItems {
+		items = items[:maxFeedItems]
+	}
+	if fd.commands {
+		for _, it := range items {
+			if it.dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: it.text, Cmd: idx})
+				continue
+			}
+			if err := r.nested(it.text, local, sc, "nested-shell"); err != nil {
+				return nil, true, err
+			}
+		}
+		return nil, true, nil
+	}
+	if fd.script && len(argv) == 1 {
+		for _, it := range items {
+			if it.dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: it.text, Cmd: idx})
+				continue
+			}
+			if err := r.nested(strings.ReplaceAll(argv[0].text, fd.replace, shellQuote(it.text)), local, sc, "nested-shell"); err != nil {
+				return nil, true, err
+			}
+		}
+		return nil, true, nil
+	}
+	replaced := false
+	var out []field
+	if fd.replace != "" {
+		for _, a := range argv {
+			if !strings.Contains(a.text, fd.replace) {
+				out = append(out, a)
+				continue
+			}
+			replaced = true
+			for _, it := range items {
+				out = append(out, field{text: strings.ReplaceAll(a.text, fd.replace, it.text),
+					pattern: strings.ReplaceAll(a.pattern, fd.replace, it.pattern), dynamic: it.dynamic || a.dynamic,
+					subst: it.subst, glob: it.glob})
+			}
+		}
+	}
+	if !replaced {
+		out = append(append(out[:0], argv...), items...)
+	}
+	return out, false, nil
 }

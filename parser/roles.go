@@ -11,6 +11,9 @@ type spec struct {
 	noSkip  string            // short options that cancel skip (grep -e, sed -f)
 	role    string            // operands: read | write | delete | exec | data | cwd | copy | move | guess
 	inPlace string            // short options turning read operands into writes (sed -i)
+	// dashLong: long options take one dash (openssl -in FILE); they are
+	// looked up in long.
+	dashLong bool
 }
 
 func roles(pairs ...string) map[byte]string {
@@ -30,6 +33,7 @@ func longs(pairs ...string) map[string]string {
 }
 
 var (
+	cc       = spec{opts: "o:I:L:l:D:U:x:", optRole: roles("o", "write"), role: "guess"}
 	readSpec = spec{role: "read"}
 	dataSpec = spec{role: "data"}
 	grepSpec = spec{opts: "e:f:m:A:B:C:d:D:", optRole: roles("f", "read"), long: longs("--file", "read", "--regexp", "data", "--include", "data", "--exclude", "data", "--exclude-dir", "data", "--exclude-from", "read", "--max-count", "data", "--context", "data"), skip: 1, noSkip: "ef", role: "read"}
@@ -84,7 +88,7 @@ var specs = map[string]spec{
 	"vi": {opts: "c:", role: "write"}, "vim": {opts: "c:", role: "write"}, "nano": {role: "write"}, "emacs": {role: "write"}, "ed": {role: "write"}, "ex": {role: "write"},
 	"patch": {opts: "i:o:p:d:r:B:", optRole: roles("i", "read", "o", "write", "d", "cwd", "r", "write"), role: "write"},
 	"curl": {opts: "o:T:K:d:F:b:c:D:H:A:e:u:X:x:E:m:w:r:Y:y:z:U:", optRole: roles("o", "write", "T", "upload", "d", "at", "F", "at", "K", "read", "c", "write", "D", "write", "E", "read"),
-		long: longs("--output", "write", "--upload-file", "upload", "--config", "read", "--data", "at", "--data-binary", "at", "--data-raw", "data", "--data-urlencode", "at", "--json", "at",
+		long: longs("--output", "write", "--upload-file", "upload", "--config", "read", "--data", "at", "--data-binary", "at", "--data-raw", "data", "--data-urlencode", "at", "--data-ascii", "at", "--json", "at",
 			"--form", "at", "--cookie", "data", "--cookie-jar", "write", "--dump-header", "write", "--header", "data", "--user-agent", "data", "--user", "data", "--request", "data",
 			"--cacert", "read", "--cert", "read", "--key", "read", "--proxy", "data", "--max-time", "data", "--write-out", "data", "--url", "data", "--output-dir", "write", "--connect-timeout", "data", "--retry", "data"),
 		role: "data"},
@@ -98,7 +102,14 @@ var specs = map[string]spec{
 	"make":  {opts: "C:f:j:l:o:W:I:", optRole: roles("C", "cwd", "f", "read"), long: longs("--directory", "cwd", "--file", "read", "--makefile", "read"), role: "data"},
 	"cd":    {role: "cwd"}, "pushd": {role: "cwd"},
 	"split": {opts: "a:b:l:n:C:", role: "read"}, "csplit": {opts: "f:b:n:", role: "read"},
-	"openssl": {role: "guess"}, "gpg": {opts: "o:r:u:", optRole: roles("o", "write"), role: "read"},
+	"openssl": {dashLong: true, long: longs("-in", "read", "-out", "write", "-key", "read", "-inkey", "read", "-cert", "read", "-certfile", "read", "-CAfile", "read", "-CAkey", "read", "-signkey", "read", "-config", "read", "-keyout", "write", "-passin", "data", "-passout", "data", "-pass", "data", "-subj", "data", "-days", "data", "-name", "data"), role: "guess"},
+	"go":      {opts: "o:C:", optRole: roles("o", "write", "C", "cwd"), role: "guess"},
+	"gcc":     cc, "cc": cc, "g++": cc, "c++": cc, "clang": cc, "clang++": cc, "tcc": cc,
+	"rustc":   {opts: "o:L:l:C:", optRole: roles("o", "write"), long: longs("--out-dir", "write", "-o", "write"), role: "guess"},
+	"javac":   {opts: "d:s:h:", optRole: roles("d", "write", "s", "write", "h", "write"), role: "guess"},
+	"cargo":   {long: longs("--target-dir", "write", "--manifest-path", "read", "--config", "data", "--out-dir", "write"), role: "guess"},
+	"kubectl": {long: longs("--kubeconfig", "read", "--filename", "read", "--token", "data", "--namespace", "data", "--context", "data", "--output", "data"), opts: "f:n:o:l:c:", optRole: roles("f", "read"), role: "guess"},
+	"helm":    {long: longs("--kubeconfig", "read", "--values", "read", "--namespace", "data"), opts: "f:n:", optRole: roles("f", "read"), role: "guess"}, "gpg": {opts: "o:r:u:", optRole: roles("o", "write"), role: "read"},
 }
 
 // dataCommands take no path operands at all.
@@ -111,7 +122,7 @@ var dataCommands = map[string]bool{
 	"nproc": true, "free": true, "uptime": true, "ps": true, "top": true, "df": true, "lsblk": true, "ip": true,
 	"ifconfig": true, "ss": true, "netstat": true, "clear": true, "tput": true, "stty": true, "getent": true,
 	"nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true, "ping": true, "dig": true, "nslookup": true, "host": true,
-	"docker": true, "podman": true, "kubectl": true, "helm": true, "systemctl": true, "service": true, "journalctl": true,
+	"docker": true, "podman": true, "systemctl": true, "service": true, "journalctl": true,
 	"crontab": false, "at": true, "shutdown": true, "reboot": true, "poweroff": true, "halt": true, "init": true,
 	"sudo": true, "su": true, "doas": true, "history": true, "alias": true, "unalias": true, "trap": true,
 	"npm": true, "npx": true, "yarn": true, "pnpm": true, "pip": true, "pip3": true, "cargo": true, "rustc": false,
@@ -159,7 +170,7 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 			endOpts = true
 			continue
 		}
-		if strings.HasPrefix(t, "--") {
+		if strings.HasPrefix(t, "--") || sp.dashLong {
 			key, val, eq := strings.Cut(t, "=")
 			role, takes := sp.long[key]
 			if !eq && takes && i+1 < len(args) {
@@ -258,20 +269,33 @@ func appendOpt(out []operand, role string, v field) []operand {
 	switch role {
 	case "", "data":
 		return out
-	case "at": // curl -d @file, -F name=@file
+	case "at": // curl -d @file, -F name=@file, --data-urlencode name@file
 		t := v.text
-		if i := strings.IndexAny(t, "@<"); i >= 0 && (i == 0 || strings.Contains(t[:i], "=")) {
+		if i := strings.IndexAny(t, "@<"); i >= 0 && (i == 0 || strings.Contains(t[:i], "=") || isName(t[:i])) {
 			p := t[i+1:]
 			if j := strings.IndexByte(p, ';'); j >= 0 {
 				p = p[:j]
 			}
-			if p != "" && p != "-" {
+			if p == "-" {
+				p = "/dev/stdin" // uploads whatever is on stdin
+			}
+			if p != "" {
 				return append(out, operand{field{text: p, pattern: p, dynamic: v.dynamic}, "upload"})
 			}
 		}
 		return out
 	}
 	return append(out, operand{v, role})
+}
+
+func isName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // looksLikePath is the rule for commands not in the table: an argument is a

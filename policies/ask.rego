@@ -5,7 +5,14 @@ package toolgate
 ask contains {"rule": "ask.git_remote", "message": sprintf("git %s talks to a remote repository; a person must approve network access", [subcommand_git(c)])} if {
 	some c in commands
 	c.name == "git"
-	subcommand_git(c) in {"push", "pull", "fetch", "clone", "ls-remote", "archive", "request-pull", "send-email", "svn"}
+	subcommand_git(c) in {"push", "pull", "fetch", "clone", "ls-remote", "request-pull", "send-email", "svn"}
+}
+
+ask contains {"rule": "ask.git_remote", "message": "git archive --remote talks to a remote repository; a person must approve network access"} if {
+	some c in commands
+	c.name == "git"
+	subcommand_git(c) == "archive"
+	long_flag(c, "--remote")
 }
 
 ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a remote repository; a person must approve network access", [subcommand_git(c), sub2])} if {

@@ -17,7 +17,7 @@ scheduler(c) if c.name in {"at", "batch", "atrun", "anacron"}
 deny contains {"rule": "persist.service", "message": sprintf("systemctl %s installs or changes a service; services are not managed from an agent", [subcommand(c)])} if {
 	some c in commands
 	c.name == "systemctl"
-	subcommand(c) in {"enable", "link", "edit", "set-default", "mask", "unmask", "preset", "preset-all", "add-wants", "add-requires", "revert", "daemon-reload", "start", "restart", "stop", "disable", "kill", "isolate", "set-property", "import-environment", "set-environment"}
+	subcommand(c) in {"enable", "link", "edit", "set-default", "mask", "unmask", "preset", "preset-all", "add-wants", "add-requires", "reenable", "revert", "daemon-reload", "start", "restart", "stop", "disable", "kill", "isolate", "set-property", "import-environment", "set-environment"}
 }
 
 deny contains {"rule": "persist.service", "message": sprintf("%s installs or starts services; services are not managed from an agent", [c.name])} if {
@@ -108,6 +108,12 @@ git_config_change(c) if {
 git_config_read(ga) if {
 	some x in ga
 	x in {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--get-urlmatch", "get", "list"}
+}
+
+deny contains {"rule": "persist.git_config", "message": sprintf("setting %s injects git configuration, which can run code; run the plain git command", [a.name])} if {
+	some a in object.get(input, "assigns", [])
+	startswith(a.name, "GIT_CONFIG")
+	a.name != "GIT_CONFIG_NOSYSTEM"
 }
 
 ld_vars := {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "LD_DEBUG_OUTPUT"}

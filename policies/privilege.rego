@@ -17,6 +17,20 @@ deny contains {"rule": "priv.setuid", "message": "setting setuid/setgid bits is 
 	setuid_mode(a)
 }
 
+deny contains {"rule": "priv.setuid", "message": "installing a file with setuid/setgid bits is a privilege escalation; use ordinary modes such as 644 or 755"} if {
+	some c in commands
+	c.name == "install"
+	some m in install_modes(c)
+	setuid_mode(m)
+}
+
+install_modes(c) := {m |
+	a := args(c)
+	some i, x in a
+	x in {"-m", "--mode"}
+	m := a[i + 1]
+} | {trim_prefix(x, "--mode=") | some x in args(c); startswith(x, "--mode=")} | {substring(x, 2, -1) | some x in args(c); startswith(x, "-m"); count(x) > 2}
+
 setuid_mode(a) if regex.match(`^[ugoa]*[+=][rwxXt]*s`, a)
 
 setuid_mode(a) if regex.match(`^[0-7]*[2-7][0-7]{3}$`, a)

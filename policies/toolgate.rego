@@ -108,7 +108,7 @@ readable_zones := {"workspace_root", "workspace", "system", "dev_safe", "tmp", "
 
 else := {"workspace_root", "workspace"}
 
-writable_zones := {"workspace_root", "workspace", "tmp", "dev_safe"} if is_exec
+writable_zones := {"workspace_root", "workspace", "tmp_root", "tmp", "dev_safe"} if is_exec
 
 else := {"workspace_root", "workspace"}
 

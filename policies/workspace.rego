@@ -54,6 +54,8 @@ deny contains {"rule": "workspace.source_outside", "message": sprintf("sourcing 
 # who names the command behind a path, for messages.
 who(p) := p.command if p.command != ""
 
+else := input.tool if input.tool != "exec"
+
 else := "a redirection" if p.cmd == -1
 
-else := input.tool
+else := "the command"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, vet, Go tests (which include the attack
+# corpus through the gate and the Rego unit tests), and the Rego tests again
+# through the CLI as a user runs them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v go >/dev/null || { echo "test: Go is required" >&2; exit 1; }
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+go vet ./...
+go test -count=1 ./...
+mkdir -p bin
+go build -o bin/toolgate ./cmd/toolgate
+bin/toolgate policy test

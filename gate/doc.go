@@ -1,0 +1,21 @@
+// Package gate runs toolgate's decision pipeline: decode a tool call in any
+// of the accepted shapes (native, OpenAI, Anthropic, MCP; arrays and whole
+// assistant messages), validate its arguments against the tool's JSON Schema,
+// build the Rego input document (with the parser's facts), and evaluate one
+// prepared OPA query, data.toolgate.decision.
+//
+// It fails closed: undecodable input, an unknown tool, invalid arguments, a
+// script the parser could not analyse, a policy that fails to compile (New
+// returns an error), fails to evaluate, or answers in the wrong shape, and a
+// panic anywhere below Decide are all a deny with a stable code (codes in
+// call.go and in parser/codes.go). Whatever a custom policy says, a call whose
+// analysis failed is never allowed.
+//
+// Policies load from the embedded default (Builtin) and/or directories, with
+// data files merged in; OPA's built-ins are restricted (no http.send, net.*,
+// opa.runtime) and errors are strict. Named lists in data.toolgate.config are
+// indexed once at load (data.toolgate.index) so rules look entries up.
+//
+// Not covered here: running tools, the sandbox and the audit log (later
+// packages), approval of "ask" decisions (the caller's job).
+package gate

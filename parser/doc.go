@@ -1,0 +1,36 @@
+// Package parser turns an exec command into facts a policy can judge: every
+// simple command wherever it hides, with its argv as bash would expand it,
+// and a normalized, classified path set.
+//
+// The command is parsed in Bash mode with mvdan.cc/sh/v3 and every node kind
+// is walked: pipelines, lists, subshells, blocks, if/for/while/case, function
+// bodies, [[ ]] and (( )) tests, declarations, coprocesses, time, command and
+// process substitutions, here-documents. An unrecognised node is a parse
+// error, never a pass. Words are expanded with a closed expand.Config: only
+// $HOME, $PWD, IFS and variables assigned literally earlier in the script are
+// known; command substitution and unset variables are never evaluated but
+// recorded as dynamic. Globs are expanded against the filesystem (bounded).
+//
+// Wrappers (sudo, env, nice, timeout, xargs, …) are peeled with their own
+// option arity and recorded; literal nested scripts (sh -c, eval, env -S,
+// here-strings and echo piped into a shell, find -exec sh -c, alias and trap
+// bodies, exec-sink variables such as PAGER or GIT_SSH_COMMAND) are parsed
+// again, to a depth bound. cd, pushd, env -C, git -C and make -C move the
+// directory later relative paths resolve against.
+//
+// Paths are resolved as the kernel would (Resolve: symlinks followed
+// component by component before the next ".."), except below /proc and /dev,
+// which are classified lexically. Each path gets an access kind and a zone
+// (workspace_root, workspace, tmp_root, tmp, home, system, root, dev_safe,
+// dev_net, device, proc_private, outside, unknown) and a sensitivity flag.
+// Globs that match nothing and paths with unknown parts are judged by their
+// literal prefix and by the secrets they could still name.
+//
+// What it does not cover: the inline code of interpreters (python -c, perl
+// -e, awk programs) is not parsed — the sandbox contains it; the contents of
+// script files run by path are not read; a program's own configuration files
+// are not modelled beyond the argument-role table in roles.go (commands not
+// in the table have path-like arguments treated as reads). Analysis is pure
+// apart from reading the filesystem to resolve paths and expand globs, so
+// its answers hold for the filesystem as it was when the call was judged.
+package parser

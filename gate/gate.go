@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
@@ -244,11 +243,7 @@ func orDot(s string) string {
 
 // evaluate runs the prepared query and checks the shape of its answer.
 func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.QueryTracer) Result {
-	b, err := json.Marshal(in)
-	if err != nil {
-		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
-	}
-	v, err := ast.ValueFromReader(bytes.NewReader(b))
+	v, err := inputValue(in)
 	if err != nil {
 		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
 	}

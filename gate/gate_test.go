@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/internal/corpus"
 )
 
 func newGate(t testing.TB, o gate.Options) *gate.Gate {
@@ -201,5 +202,32 @@ func TestAllowlist(t *testing.T) {
 		if r := g.Decide(context.Background(), execCall(cmd)); r.Decision != want {
 			t.Errorf("%q: %+v, want %s", cmd, r, want)
 		}
+	}
+}
+
+// TestASTInputMatchesJSON: the input built directly as an OPA value equals
+// the JSON encoding of Input, for every exec spelling of the corpus.
+func TestASTInputMatchesJSON(t *testing.T) {
+	cases, err := corpus.Load(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ws, home := corpusGate(t)
+	n := 0
+	for _, c := range cases {
+		for _, line := range c.Lines(ws, home) {
+			for _, r := range g.DecideLine(context.Background(), []byte(line), 1) {
+				if r.Input == nil {
+					continue
+				}
+				n++
+				if err := gate.CheckInputEncoding(r.Input); err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d inputs checked", n)
 	}
 }

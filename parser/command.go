@@ -144,7 +144,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		var err error
 		argv, done, err = r.applyFeed(fd, argv, st, sc, in, idx, cwd)
 		if err != nil || done {
-			r.facts.Commands[idx] = Command{Name: wrappers[len(wrappers)-1], Argv: []string{wrappers[len(wrappers)-1]}, Wrappers: wrappers[:len(wrappers)-1], Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from}
+			r.facts.Commands[idx] = Command{Name: wrappers[len(wrappers)-1], Argv: []string{wrappers[len(wrappers)-1]}, Wrappers: wrappers[:len(wrappers)-1], Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from, Flags: map[string]bool{}}
 			return nil, err
 		}
 	}
@@ -167,6 +167,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 	if stdinArgs {
 		cmd.Stdin = "args"
 	}
+	cmd.Flags, cmd.Subcommand = flagsOf(cmd.Name, cmd.Argv)
 	r.facts.Commands[idx] = cmd
 	if sc.fn != "" && cmd.Name == sc.fn && sc.fnIdx >= 0 {
 		r.facts.Functions[sc.fnIdx].Recursive = true
@@ -1163,4 +1164,42 @@ func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, i
 		out = append(append(out[:0], argv...), items...)
 	}
 	return out, false, nil
+}
+
+// gitValueOpts are git's global options that take a separate value.
+var gitValueOpts = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true, "--config-env": true, "--exec-path": true, "--super-prefix": true}
+
+// flagsOf computes Command.Flags and Command.Subcommand.
+func flagsOf(name string, argv []string) (map[string]bool, string) {
+	flags := map[string]bool{}
+	sub := ""
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "--":
+			if sub == "" && i+1 < len(argv) {
+				sub = argv[i+1]
+			}
+			return flags, sub
+		case strings.HasPrefix(a, "--"):
+			k, _, _ := strings.Cut(a, "=")
+			flags[k] = true
+			if name == "git" && gitValueOpts[k] && !strings.Contains(a, "=") {
+				i++
+			}
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+					flags[string(c)] = true
+				}
+			}
+			if name == "git" && gitValueOpts[a] {
+				i++
+			}
+		case sub == "":
+			sub = a
+		}
+	}
+	return flags, sub
 }

@@ -30,7 +30,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Shells:       []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "rbash", "yash", "posh", "csh", "tcsh", "busybox"},
-		Interpreters: []string{"python", "python2", "python3", "python3.*", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia"},
+		Interpreters: []string{"python", "python2", "python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14", "python3.15", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia"},
 		Wrappers:     []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "busybox"},
 		ReadRoots:    []string{"/usr", "/bin", "/sbin", "/lib*", "/etc", "/opt", "/proc"},
 		SensitivePaths: []string{

@@ -30,6 +30,14 @@ type Command struct {
 	StdinFrom string `json:"stdin_from"`
 	// Env holds assignments made for this command only (NAME=value cmd).
 	Env map[string]string `json:"env"`
+	// Flags holds the options given before any "--": each letter of a
+	// short cluster ("-rf" gives "r" and "f") and each long option name
+	// without its value ("--recursive", "--mode"). Values are true.
+	Flags map[string]bool `json:"flags"`
+	// Subcommand is the first argument that is neither an option nor an
+	// option's value (for git, global options such as -C DIR and -c K=V are
+	// skipped); "" when there is none.
+	Subcommand string `json:"subcommand"`
 }
 
 // Redirect is one redirection of a command.

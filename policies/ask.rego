@@ -2,38 +2,25 @@
 # project's history in ways a person should approve.
 package toolgate
 
-ask contains {"rule": "ask.git_remote", "message": sprintf("git %s talks to a remote repository; a person must approve network access", [subcommand_git(c)])} if {
+ask contains {"rule": "ask.git_remote", "message": sprintf("git %s talks to a remote repository; a person must approve network access", [subcommand(c)])} if {
 	some c in commands
 	c.name == "git"
-	subcommand_git(c) in {"push", "pull", "fetch", "clone", "ls-remote", "request-pull", "send-email", "svn"}
+	subcommand(c) in {"push", "pull", "fetch", "clone", "ls-remote", "request-pull", "send-email", "svn"}
 }
 
 ask contains {"rule": "ask.git_remote", "message": "git archive --remote talks to a remote repository; a person must approve network access"} if {
 	some c in commands
 	c.name == "git"
-	subcommand_git(c) == "archive"
+	subcommand(c) == "archive"
 	long_flag(c, "--remote")
 }
 
-ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a remote repository; a person must approve network access", [subcommand_git(c), sub2])} if {
+ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a remote repository; a person must approve network access", [subcommand(c), sub2])} if {
 	some c in commands
 	c.name == "git"
-	subcommand_git(c) in {"remote", "submodule"}
+	subcommand(c) in {"remote", "submodule"}
 	some sub2 in args(c)
 	sub2 in {"update", "add", "set-url", "sync", "prune"}
-}
-
-# the git subcommand, skipping global options and their values
-subcommand_git(c) := s if {
-	a := args(c)
-	idx := [i | some i, x in a; not startswith(x, "-"); not git_option_value(a, i)]
-	count(idx) > 0
-	s := a[idx[0]]
-}
-
-git_option_value(a, i) if {
-	i > 0
-	a[i - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"}
 }
 
 network_clients := {"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail", "sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab", "hub"}
@@ -87,7 +74,7 @@ ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s rem
 ask contains {"rule": "ask.git_destructive", "message": "git clean -x also deletes ignored files (builds, local config, .env); a person must approve"} if {
 	some c in commands
 	c.name == "git"
-	subcommand_git(c) == "clean"
+	subcommand(c) == "clean"
 	git_clean_ignored(c)
 }
 

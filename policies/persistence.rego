@@ -22,9 +22,7 @@ deny contains {"rule": "persist.service", "message": sprintf("systemctl %s insta
 
 deny contains {"rule": "persist.service", "message": sprintf("%s installs or starts services; services are not managed from an agent", [c.name])} if {
 	some c in commands
-	some n in runs(c)
-	n in {"systemd-run", "update-rc.d", "chkconfig", "launchctl", "rc-update", "service"}
-	c.name == n
+	c.name in {"systemd-run", "update-rc.d", "chkconfig", "launchctl", "rc-update", "service"}
 }
 
 deny contains {"rule": "persist.rc_file", "message": sprintf("%s changes the shell start-up file %s; start-up files are not changed from an agent", [who(p), p.raw])} if {

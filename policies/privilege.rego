@@ -6,7 +6,7 @@ escalators := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sg", "newgrp"
 
 deny contains {"rule": "priv.escalate", "message": sprintf("%s runs commands as another user; toolgate runs commands unprivileged — drop %s and work inside the workspace", [n, n])} if {
 	some c in commands
-	some n in runs(c)
+	some n in names_of(c)
 	n in escalators
 }
 
@@ -42,14 +42,12 @@ deny contains {"rule": "priv.capabilities", "message": sprintf("%s changes file 
 
 deny contains {"rule": "priv.mount", "message": sprintf("%s changes mounts; work with the files already in the workspace", [c.name])} if {
 	some c in commands
-	some n in runs(c)
-	n in {"mount", "umount", "fusermount", "fusermount3", "losetup", "swapon", "swapoff", "pivot_root"}
-	c.name == n
+	c.name in {"mount", "umount", "fusermount", "fusermount3", "losetup", "swapon", "swapoff", "pivot_root"}
 }
 
 deny contains {"rule": "priv.namespace", "message": sprintf("%s enters or creates namespaces or a new root; the sandbox already isolates commands", [n])} if {
 	some c in commands
-	some n in runs(c)
+	some n in names_of(c)
 	n in {"nsenter", "unshare", "chroot", "setns"}
 }
 

@@ -46,8 +46,6 @@ paths := object.get(input, "paths", [])
 
 names := {c.name | some c in commands}
 
-# a command's name or any of its wrappers
-runs(c) := {c.name} | {w | some w in c.wrappers}
 
 # The gate builds data.toolgate.index from data.toolgate.config at load
 # time: each named list becomes an object keyed by name (plus a list of the
@@ -77,31 +75,47 @@ base(p) := b if {
 # args are argv without the command name
 args(c) := array.slice(c.argv, 1, count(c.argv))
 
-# short_flag(c, "r") holds for -r, -rf, -fr … (not for --long options)
+# short_flag(c, "r") holds for -r, -rf, -fr … given before "--"; the
+# parser collects the options of each command in c.flags.
+short_flag(c, letter) if c.flags[letter]
+
+# Hand-written inputs (unit tests) may leave flags and subcommand out: then
+# they are worked out from argv.
 short_flag(c, letter) if {
+	not c.flags
 	some a in args(c)
-	startswith(a, "-")
-	not startswith(a, "--")
 	regex.match(`^-[A-Za-z0-9]+$`, a)
 	contains(a, letter)
 }
 
-long_flag(c, name) if {
-	some a in args(c)
-	a == name
-}
+# long_flag(c, "--mode") holds for --mode and --mode=VALUE.
+long_flag(c, name) if c.flags[name]
 
 long_flag(c, name) if {
+	not c.flags
 	some a in args(c)
-	startswith(a, concat("", [name, "="]))
+	split(a, "=")[0] == name
 }
 
-# subcommand(c) is the first argument that is not an option
+# subcommand(c) is the first argument that is not an option (for git, after
+# its global options), computed by the parser.
+subcommand(c) := c.subcommand if c.subcommand != ""
+
 subcommand(c) := s if {
-	ops := [a | some a in args(c); not startswith(a, "-")]
-	count(ops) > 0
+	not c.subcommand
+	a := args(c)
+	ops := [x | some i, x in a; not startswith(x, "-"); not option_value(c, a, i)]
 	s := ops[0]
 }
+
+option_value(c, a, i) if {
+	c.name == "git"
+	i > 0
+	a[i - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"}
+}
+
+# names(c) is the command's name followed by its wrappers
+names_of(c) := array.concat([c.name], c.wrappers)
 
 # zones a call may touch for each access kind
 readable_zones := {"workspace_root", "workspace", "system", "dev_safe", "tmp", "tmp_root"} if is_exec

@@ -2,6 +2,16 @@
 // and the tools it calls. See the README for its commands.
 package main
 
-import "os"
+import (
+	"os"
+	"runtime/debug"
+)
 
-func main() { os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// A decision allocates a few hundred short-lived objects; a larger GC
+	// target trades a few MiB of heap for a quarter less time per call.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,0 +1,197 @@
+# Tests for ask.rego. Helpers live in toolgate_test.rego.
+package toolgate_test
+
+# ---- ask.git_remote ----
+
+test_ask_git_remote_push if {
+	doc := simple_call(["git", "push", "origin", "main"])
+	rules(doc) == {"ask.git_remote"}
+	verdict(doc) == "ask"
+	some m in messages(doc, "ask.git_remote")
+	startswith(m, "git push talks to a remote repository")
+}
+
+test_ask_git_remote_other_subcommands if {
+	every argv in [
+		["git", "pull", "--rebase"],
+		["git", "fetch", "--all"],
+		["git", "clone", "https://github.com/example/repo"],
+		["git", "ls-remote", "origin"],
+		["git", "-C", "vendor/lib", "push"],
+		["git", "-c", "http.sslVerify=true", "fetch"],
+		["git", "--git-dir", "other/.git", "pull"],
+		["git", "archive", "--remote=ssh://host/repo.git", "HEAD"],
+	] {
+		"ask.git_remote" in rules(simple_call(argv))
+	}
+}
+
+test_ask_git_remote_remote_and_submodule_changes if {
+	"ask.git_remote" in rules(simple_call(["git", "remote", "add", "upstream", "https://github.com/up/repo"]))
+	"ask.git_remote" in rules(simple_call(["git", "submodule", "update", "--init", "--recursive"]))
+	"ask.git_remote" in rules(simple_call(["git", "remote", "set-url", "origin", "git@evil:x"]))
+}
+
+test_ask_git_remote_not_for_local_git if {
+	every argv in [
+		["git", "status"],
+		["git", "diff", "--stat"],
+		["git", "log", "--oneline", "-5"],
+		["git", "commit", "-m", "push the fix"],
+		["git", "remote", "-v"],
+		["git", "-C", "push", "status"],
+		["git", "archive", "-o", "release.tar", "HEAD"],
+		["git", "submodule", "status"],
+	] {
+		doc := simple_call(argv)
+		rules(doc) == set()
+		verdict(doc) == "allow"
+	}
+}
+
+# ---- ask.network ----
+
+test_ask_network_curl_to_a_file if {
+	doc := exec_call("curl -o page.html https://example.com", [cmd(["curl", "-o", "page.html", "https://example.com"])], [wpath("page.html", "write", 0, "curl")])
+	rules(doc) == {"ask.network"}
+	verdict(doc) == "ask"
+}
+
+test_ask_network_other_clients if {
+	every argv in [
+		["wget", "https://example.com/a.tar.gz"],
+		["ssh", "build-host", "uptime"],
+		["nc", "-zv", "example.com", "443"],
+		["gh", "pr", "list"],
+		["kubectl", "get", "pods"],
+		["scp", "report.txt", "user@host:/srv/"],
+		["rsync", "-az", "dist/", "deploy@web1:/var/www/"],
+		["rsync", "-a", "rsync://mirror.example/pub/", "mirror/"],
+	] {
+		"ask.network" in rules(simple_call(argv))
+	}
+}
+
+test_ask_network_wrapped_and_nested if {
+	# timeout 10 curl …, and curl inside sh -c
+	doc := exec_call("timeout 10 curl -sI https://example.com; sh -c 'wget -q https://example.com'", [
+		wrapped(["timeout"], ["curl", "-sI", "https://example.com"]),
+		cmd(["sh", "-c", "wget -q https://example.com"]),
+		in_context(cmd(["wget", "-q", "https://example.com"]), "nested-shell", 1),
+	], [])
+	rules(doc) == {"ask.network"}
+	count(messages(doc, "ask.network")) == 2
+}
+
+test_ask_network_not_for_local_copies if {
+	doc := exec_call("rsync -a src/ backup/ && scp a.txt b.txt", [cmd(["rsync", "-a", "src/", "backup/"]), cmd(["scp", "a.txt", "b.txt"])], [
+		wpath("src", "read", 0, "rsync"),
+		wpath("backup", "write", 0, "rsync"),
+		wpath("a.txt", "read", 1, "scp"),
+		wpath("b.txt", "write", 1, "scp"),
+	])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_ask_network_not_for_local_tools_named_like_hosts if {
+	doc := exec_call("ping-report --host example.com; echo curl", [cmd(["ping-report", "--host", "example.com"]), cmd(["echo", "curl"])], [])
+	rules(doc) == set()
+}
+
+# ---- ask.package_install ----
+
+test_ask_package_install_pip if {
+	doc := simple_call(["pip", "install", "requests"])
+	rules(doc) == {"ask.package_install"}
+	verdict(doc) == "ask"
+	some m in messages(doc, "ask.package_install")
+	startswith(m, "pip install installs packages")
+}
+
+test_ask_package_install_managers if {
+	every argv in [
+		["npm", "install"],
+		["npm", "i", "left-pad"],
+		["pip3", "--quiet", "install", "-r", "requirements.txt"],
+		["go", "install", "golang.org/x/tools/gopls@latest"],
+		["go", "get", "example.com/mod@v1"],
+		["cargo", "install", "ripgrep"],
+		["apt-get", "install", "-y", "jq"],
+		["yarn", "add", "react"],
+		["gem", "install", "rails"],
+	] {
+		"ask.package_install" in rules(simple_call(argv))
+	}
+}
+
+test_ask_package_install_python_m_pip_and_npx if {
+	"ask.package_install" in rules(simple_call(["python3", "-m", "pip", "install", "--user", "black"]))
+	"ask.package_install" in rules(simple_call(["python3.12", "-m", "pip", "install", "black"]))
+	"ask.package_install" in rules(simple_call(["npx", "prettier", "--write", "."]))
+}
+
+test_ask_package_install_with_sudo_is_a_deny if {
+	doc := exec_call("sudo apt-get install -y nginx", [wrapped(["sudo"], ["apt-get", "install", "-y", "nginx"])], [])
+	"ask.package_install" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_ask_package_install_not_for_builds_and_tests if {
+	every argv in [
+		["pip", "list"],
+		["pip", "show", "requests"],
+		["npm", "test"],
+		["npm", "run", "build"],
+		["go", "build", "./..."],
+		["go", "test", "./..."],
+		["cargo", "build", "--release"],
+		["python3", "-m", "pytest", "-q"],
+		["python3", "-m", "pip", "list"],
+		["apt-cache", "search", "jq"],
+	] {
+		doc := simple_call(argv)
+		rules(doc) == set()
+		verdict(doc) == "allow"
+	}
+}
+
+# BUG: ask.rego:59-64 matches the package_managers entry against
+# subcommand(c), the first argument that does NOT start with "-". data.json
+# lists nix-env's install verbs as options ("-i", "--install"), which
+# subcommand(c) can never return, so `nix-env -i hello` is allowed without
+# asking.
+#
+# test_ask_package_install_nix_env if {
+# 	"ask.package_install" in rules(simple_call(["nix-env", "-i", "hello"]))
+# 	"ask.package_install" in rules(simple_call(["nix-env", "--install", "hello"]))
+# }
+
+# ---- ask.git_destructive ----
+
+test_ask_git_destructive_rm_dot_git if {
+	doc := exec_call("rm -rf .git", [cmd(["rm", "-rf", ".git"])], [wpath(".git", "delete", 0, "rm")])
+	rules(doc) == {"ask.git_destructive"}
+	verdict(doc) == "ask"
+}
+
+test_ask_git_destructive_git_clean_x if {
+	"ask.git_destructive" in rules(simple_call(["git", "clean", "-fdx"]))
+	"ask.git_destructive" in rules(simple_call(["git", "clean", "-f", "-X"]))
+	verdict(simple_call(["git", "clean", "-fdx"])) == "ask"
+}
+
+test_ask_git_destructive_not_for_other_dirs if {
+	doc := exec_call("rm -rf .github/old vendor/lib/.git", [cmd(["rm", "-rf", ".github/old", "vendor/lib/.git"])], [
+		wpath(".github/old", "delete", 0, "rm"),
+		wpath("vendor/lib/.git", "delete", 0, "rm"),
+	])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_ask_git_destructive_not_for_git_clean_without_x if {
+	doc := simple_call(["git", "clean", "-fd"])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}

@@ -1,0 +1,345 @@
+# Tests for persistence.rego. Helpers live in toolgate_test.rego.
+package toolgate_test
+
+git(argv) := cmd(array.concat(["git"], argv))
+
+# ---- persist.scheduler ----
+
+test_persist_scheduler_crontab_install if {
+	doc := exec_call("crontab jobs.txt", [cmd(["crontab", "jobs.txt"])], [wpath("jobs.txt", "read", 0, "crontab")])
+	"persist.scheduler" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_scheduler_crontab_edit_and_at if {
+	"persist.scheduler" in rules(exec_call("crontab -e", [cmd(["crontab", "-e"])], []))
+	"persist.scheduler" in rules(exec_call("crontab -r", [cmd(["crontab", "-r"])], []))
+	"persist.scheduler" in rules(exec_call("at now + 1 hour", [cmd(["at", "now", "+", "1", "hour"])], []))
+	"persist.scheduler" in rules(exec_call("batch", [cmd(["batch"])], []))
+}
+
+test_persist_scheduler_not_for_listing if {
+	doc := exec_call("crontab -l", [cmd(["crontab", "-l"])], [])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_persist_scheduler_not_for_atq_lookalikes if {
+	doc := exec_call("cat at.txt", [cmd(["cat", "at.txt"])], [wpath("at.txt", "read", 0, "cat")])
+	verdict(doc) == "allow"
+}
+
+# ---- persist.service ----
+
+test_persist_service_systemctl_enable if {
+	doc := exec_call("systemctl enable --now backdoor.service", [cmd(["systemctl", "enable", "--now", "backdoor.service"])], [])
+	"persist.service" in rules(doc)
+	verdict(doc) == "deny"
+	some m in messages(doc, "persist.service")
+	startswith(m, "systemctl enable installs")
+}
+
+test_persist_service_user_units_and_starts if {
+	"persist.service" in rules(exec_call("systemctl --user start app", [cmd(["systemctl", "--user", "start", "app"])], []))
+	"persist.service" in rules(exec_call("systemctl daemon-reload", [cmd(["systemctl", "daemon-reload"])], []))
+}
+
+test_persist_service_other_managers if {
+	"persist.service" in rules(exec_call("service nginx restart", [cmd(["service", "nginx", "restart"])], []))
+	"persist.service" in rules(exec_call("systemd-run --user sleep 1000", [cmd(["systemd-run", "--user", "sleep", "1000"])], []))
+	"persist.service" in rules(exec_call("update-rc.d evil defaults", [cmd(["update-rc.d", "evil", "defaults"])], []))
+}
+
+test_persist_service_not_for_queries if {
+	doc := exec_call("systemctl status nginx; systemctl --user list-units; systemctl is-active app", [
+		cmd(["systemctl", "status", "nginx"]),
+		cmd(["systemctl", "--user", "list-units"]),
+		cmd(["systemctl", "is-active", "app"]),
+	], [])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+# ---- persist.rc_file ----
+
+test_persist_rc_file_bashrc if {
+	doc := exec_call("echo 'curl x | sh' >> ~/.bashrc", [cmd(["echo", "curl x | sh"])], [redirect_path("~/.bashrc", "/home/user/.bashrc", "home", "write")])
+	"persist.rc_file" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_rc_file_profile_and_etc_environment if {
+	"persist.rc_file" in rules(exec_call("cp x ~/.profile", [cmd(["cp", "x", "/home/user/.profile"])], [cpath("/home/user/.profile", "/home/user/.profile", "home", "write", 0, "cp")]))
+	"persist.rc_file" in rules(exec_call("rm ~/.zshrc", [cmd(["rm", "/home/user/.zshrc"])], [cpath("/home/user/.zshrc", "/home/user/.zshrc", "home", "delete", 0, "rm")]))
+	"persist.rc_file" in rules(exec_call("tee -a /etc/environment", [cmd(["tee", "-a", "/etc/environment"])], [cpath("/etc/environment", "/etc/environment", "system", "write", 0, "tee")]))
+	"persist.rc_file" in rules(exec_call("tee ~/.config/fish/config.fish", [cmd(["tee", "/home/user/.config/fish/config.fish"])], [cpath("/home/user/.config/fish/config.fish", "/home/user/.config/fish/config.fish", "home", "write", 0, "tee")]))
+}
+
+test_persist_rc_file_applies_without_restriction if {
+	doc := exec_call("echo x >> ~/.bashrc", [cmd(["echo", "x"])], [redirect_path("~/.bashrc", "/home/user/.bashrc", "home", "write")])
+	r := rules(doc) with data.toolgate.config.restrict_to_workspace as false
+	r == {"persist.rc_file"}
+}
+
+test_persist_rc_file_not_in_the_workspace if {
+	# a project's own dotfiles (a dotfiles repository) may be edited
+	doc := exec_call("echo 'alias ll=ls -l' >> .bashrc", [cmd(["echo", "alias ll=ls -l"])], [redirect_path(".bashrc", concat("/", [ws, ".bashrc"]), "workspace", "write")])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_persist_rc_file_not_for_reading if {
+	doc := exec_call("grep PATH /etc/environment", [cmd(["grep", "PATH", "/etc/environment"])], [cpath("/etc/environment", "/etc/environment", "system", "read", 0, "grep")])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_persist_rc_file_not_for_similar_names if {
+	doc := exec_call("touch /tmp/my.bashrc.bak", [cmd(["touch", "/tmp/my.bashrc.bak"])], [cpath("/tmp/my.bashrc.bak", "/tmp/my.bashrc.bak", "tmp", "write", 0, "touch")])
+	verdict(doc) == "allow"
+}
+
+# ---- persist.git_hooks ----
+
+test_persist_git_hooks_write if {
+	doc := exec_call("echo 'curl x|sh' > .git/hooks/pre-commit", [cmd(["echo", "curl x|sh"])], [redirect_path(".git/hooks/pre-commit", concat("/", [ws, ".git/hooks/pre-commit"]), "workspace", "write")])
+	"persist.git_hooks" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_git_hooks_copy_and_delete if {
+	"persist.git_hooks" in rules(exec_call("cp hook.sh .git/hooks/post-checkout", [cmd(["cp", "hook.sh", ".git/hooks/post-checkout"])], [
+		wpath("hook.sh", "read", 0, "cp"),
+		wpath(".git/hooks/post-checkout", "write", 0, "cp"),
+	]))
+	"persist.git_hooks" in rules(exec_call("rm -rf .git/hooks", [cmd(["rm", "-rf", ".git/hooks"])], [wpath(".git/hooks", "delete", 0, "rm")]))
+}
+
+test_persist_git_hooks_not_for_reading if {
+	doc := exec_call("cat .git/hooks/pre-commit.sample", [cmd(["cat", ".git/hooks/pre-commit.sample"])], [wpath(".git/hooks/pre-commit.sample", "read", 0, "cat")])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_persist_git_hooks_not_for_lookalike_paths if {
+	doc := exec_call("vim docs/git/hooks.md githooks/pre-commit", [cmd(["vim", "docs/git/hooks.md", "githooks/pre-commit"])], [
+		wpath("docs/git/hooks.md", "write", 0, "vim"),
+		wpath("githooks/pre-commit", "write", 0, "vim"),
+	])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+# ---- persist.git_config (files) ----
+
+test_persist_git_config_write_dot_git_config if {
+	doc := exec_call("printf '[core]\\n\\tfsmonitor = ./x\\n' >> .git/config", [cmd(["printf", "[core]\\n\\tfsmonitor = ./x\\n"])], [redirect_path(".git/config", concat("/", [ws, ".git/config"]), "workspace", "write")])
+	"persist.git_config" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_git_config_write_global_file if {
+	doc := exec_call("cp gitconfig ~/.gitconfig", [cmd(["cp", "gitconfig", "/home/user/.gitconfig"])], [
+		wpath("gitconfig", "read", 0, "cp"),
+		cpath("/home/user/.gitconfig", "/home/user/.gitconfig", "home", "write", 0, "cp"),
+	])
+	"persist.git_config" in rules(doc)
+}
+
+test_persist_git_config_not_for_reading_config if {
+	doc := exec_call("cat .git/config", [cmd(["cat", ".git/config"])], [wpath(".git/config", "read", 0, "cat")])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_persist_git_config_not_for_project_files if {
+	# gitconfig.example in the repository is not git configuration
+	doc := exec_call("vim docs/gitconfig.example", [cmd(["vim", "docs/gitconfig.example"])], [wpath("docs/gitconfig.example", "write", 0, "vim")])
+	verdict(doc) == "allow"
+}
+
+# BUG: persistence.rego:55 (git_config_file) treats every .gitattributes as
+# git configuration. The workspace's .gitattributes is an ordinary tracked
+# project file (eol, linguist, LFS patterns); it only names drivers that git
+# configuration must define, and writes to that configuration are already
+# denied. DESIGN.md lists ".git/config or .git/hooks", and "ordinary
+# development inside the workspace" is allowed, yet
+# `echo '*.png binary' >> .gitattributes` is denied.
+#
+# test_persist_git_config_not_for_workspace_gitattributes if {
+# 	doc := exec_call("echo '*.png binary' >> .gitattributes", [cmd(["echo", "*.png binary"])], [redirect_path(".gitattributes", concat("/", [ws, ".gitattributes"]), "workspace_root", "write")])
+# 	not "persist.git_config" in rules(doc)
+# }
+
+# ---- persist.git_config (git -c) ----
+
+test_persist_git_config_dash_c_code_key if {
+	doc := exec_call("git -c core.hooksPath=/tmp/h commit -m x", [git(["-c", "core.hooksPath=/tmp/h", "commit", "-m", "x"])], [])
+	"persist.git_config" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_git_config_dash_c_other_code_keys if {
+	every kv in ["alias.st=!sh -c id", "core.fsmonitor=./x", "core.sshCommand=ssh -oProxyCommand=id", "filter.lfs.smudge=./x", "diff.pdf.textconv=./x", "credential.helper=!cat"] {
+		"persist.git_config" in rules(exec_call("git -c … log", [git(["-c", kv, "log"])], []))
+	}
+}
+
+test_persist_git_config_dash_c_not_for_plain_keys if {
+	doc := exec_call("git -c user.name=Bot -c color.ui=always log --oneline", [git(["-c", "user.name=Bot", "-c", "color.ui=always", "log", "--oneline"])], [])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+# ---- persist.git_config (git config) ----
+
+test_persist_git_config_code_setting if {
+	doc := exec_call("git config core.hooksPath .githooks", [git(["config", "core.hooksPath", ".githooks"])], [])
+	"persist.git_config" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_git_config_global_and_system if {
+	"persist.git_config" in rules(exec_call("git config --global user.name Bot", [git(["config", "--global", "user.name", "Bot"])], []))
+	"persist.git_config" in rules(exec_call("git config --system core.editor vim", [git(["config", "--system", "core.editor", "vim"])], []))
+	"persist.git_config" in rules(exec_call("git config --unset core.pager", [git(["config", "--unset", "core.pager"])], []))
+	"persist.git_config" in rules(exec_call("git config set --global user.email a@b", [git(["config", "set", "--global", "user.email", "a@b"])], []))
+	"persist.git_config" in rules(exec_call("git -C sub config core.fsmonitor ./x", [git(["-C", "sub", "config", "core.fsmonitor", "./x"])], []))
+}
+
+test_persist_git_config_not_for_local_plain_settings if {
+	doc := exec_call("git config user.email bot@example.com", [git(["config", "user.email", "bot@example.com"])], [])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+test_persist_git_config_not_for_reads if {
+	every argv in [
+		["config", "--get", "core.hooksPath"],
+		["config", "--global", "--list"],
+		["config", "get", "--global", "user.name"],
+		["config", "--global", "--get-regexp", "alias"],
+	] {
+		not "persist.git_config" in rules(exec_call("git config …", [git(argv)], []))
+	}
+}
+
+test_persist_git_config_not_for_the_word_config_elsewhere if {
+	doc := exec_call("git commit -m 'update config' -- config/app.yaml", [git(["commit", "-m", "update config", "--", "config/app.yaml"])], [wpath("config/app.yaml", "read", 0, "git")])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+# BUG: persistence.rego:108-111 (git_config_read) treats a bare "get" or
+# "list" ANYWHERE after `config` as read mode, including in the value
+# position. So `git config core.hooksPath list` (hooks then run from
+# ./list/, which the agent may write freely) and `git config --global
+# user.name list` (a write outside the workspace) are allowed.
+#
+# test_persist_git_config_value_named_like_a_read_subcommand if {
+# 	doc := exec_call("git config core.hooksPath list", [git(["config", "core.hooksPath", "list"])], [])
+# 	"persist.git_config" in rules(doc)
+# 	doc2 := exec_call("git config --global user.name list", [git(["config", "--global", "user.name", "list"])], [])
+# 	"persist.git_config" in rules(doc2)
+# }
+
+# BUG (message): persistence.rego:81 prints "git config %s" with all of
+# args(c), which already starts with "config", so the message reads
+# "git config config core.hooksPath .githooks …".
+#
+# test_persist_git_config_message_names_the_command_once if {
+# 	doc := exec_call("git config core.hooksPath .githooks", [git(["config", "core.hooksPath", ".githooks"])], [])
+# 	some m in messages(doc, "persist.git_config")
+# 	startswith(m, "git config core.hooksPath .githooks changes")
+# }
+
+# ---- persist.git_config (environment) ----
+
+test_persist_git_config_environment if {
+	doc := with_facts(
+		exec_call("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=./x git log", [object.union(git(["log"]), {"env": {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.pager", "GIT_CONFIG_VALUE_0": "./x"}})], []),
+		{"assigns": [
+			{"name": "GIT_CONFIG_COUNT", "value": "1", "dynamic": false, "cmd": 0},
+			{"name": "GIT_CONFIG_KEY_0", "value": "core.pager", "dynamic": false, "cmd": 0},
+			{"name": "GIT_CONFIG_VALUE_0", "value": "./x", "dynamic": false, "cmd": 0},
+		]},
+	)
+	"persist.git_config" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_git_config_environment_not_for_nosystem if {
+	doc := with_facts(
+		exec_call("GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=Bot git commit -m x", [object.union(git(["commit", "-m", "x"]), {"env": {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Bot"}})], []),
+		{"assigns": [
+			{"name": "GIT_CONFIG_NOSYSTEM", "value": "1", "dynamic": false, "cmd": 0},
+			{"name": "GIT_AUTHOR_NAME", "value": "Bot", "dynamic": false, "cmd": 0},
+		]},
+	)
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+# ---- persist.ld_preload ----
+
+test_persist_ld_preload_for_one_command if {
+	doc := with_facts(
+		exec_call("LD_PRELOAD=./hook.so ls", [object.union(cmd(["ls"]), {"env": {"LD_PRELOAD": "./hook.so"}})], [wpath("hook.so", "exec", 0, "")]),
+		{"assigns": [{"name": "LD_PRELOAD", "value": "./hook.so", "dynamic": false, "cmd": 0}]},
+	)
+	"persist.ld_preload" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_ld_preload_exported if {
+	doc := with_facts(
+		exec_call("export LD_LIBRARY_PATH=/tmp/evil", [], []),
+		{"assigns": [{"name": "LD_LIBRARY_PATH", "value": "/tmp/evil", "dynamic": false, "cmd": -1}]},
+	)
+	"persist.ld_preload" in rules(doc)
+}
+
+test_persist_ld_preload_not_for_ordinary_variables if {
+	doc := with_facts(
+		exec_call("CGO_ENABLED=0 GOFLAGS=-trimpath go build ./...", [object.union(cmd(["go", "build", "./..."]), {"env": {"CGO_ENABLED": "0", "GOFLAGS": "-trimpath"}})], []),
+		{"assigns": [
+			{"name": "CGO_ENABLED", "value": "0", "dynamic": false, "cmd": 0},
+			{"name": "GOFLAGS", "value": "-trimpath", "dynamic": false, "cmd": 0},
+		]},
+	)
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}
+
+# ---- persist.history ----
+
+test_persist_history_clear if {
+	doc := exec_call("history -c", [cmd(["history", "-c"])], [])
+	"persist.history" in rules(doc)
+	verdict(doc) == "deny"
+}
+
+test_persist_history_other_forms if {
+	"persist.history" in rules(exec_call("history -d 5", [cmd(["history", "-d", "5"])], []))
+	"persist.history" in rules(exec_call("unset HISTFILE", [cmd(["unset", "HISTFILE"])], []))
+	"persist.history" in rules(exec_call("set +o history", [cmd(["set", "+o", "history"])], []))
+}
+
+test_persist_history_assignment if {
+	doc := with_facts(
+		exec_call("HISTFILE=/dev/null", [], []),
+		{"assigns": [{"name": "HISTFILE", "value": "/dev/null", "dynamic": false, "cmd": -1}]},
+	)
+	"persist.history" in rules(doc)
+}
+
+test_persist_history_not_for_reading_history_or_other_settings if {
+	doc := exec_call("history 20; history -a; unset TMPVAR; set -o pipefail", [
+		cmd(["history", "20"]),
+		cmd(["history", "-a"]),
+		cmd(["unset", "TMPVAR"]),
+		cmd(["set", "-o", "pipefail"]),
+	], [])
+	rules(doc) == set()
+	verdict(doc) == "allow"
+}

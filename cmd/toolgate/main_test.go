@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run executes the CLI with stdin and returns stdout, stderr and the exit code.
+func run(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := execute(args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestCheckStream(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	in := strings.Join([]string{
+		`{"id":"a","name":"exec","arguments":{"command":"ls -la"}}`,
+		``,
+		`not json`,
+		`[{"id":"b","name":"exec","arguments":{"command":"rm -rf /"}},{"type":"tool_use","id":"c","name":"read_file","input":{"path":"x"}}]`,
+		`{"id":"d","name":"exec","arguments":{"command":"git push"}}`,
+		"{\"id\":\"e\",\"name\":\"exec\",\"arguments\":{\"command\":\"" + strings.Repeat("a", 2<<20) + "\"}}",
+		`{"id":"f","name":"exec","arguments":{"command":"true"}}`,
+	}, "\n")
+	out, errs, code := run(t, in, "check", "--workspace", ws)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			ID, Tool, Decision string
+			Reasons            []struct{ Rule, Message string }
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line is not JSON: %q", line)
+		}
+		rule := ""
+		if len(r.Reasons) > 0 {
+			rule = r.Reasons[0].Rule
+		}
+		got = append(got, r.ID+" "+r.Decision+" "+rule)
+	}
+	want := []string{"a allow ", "line-3 deny decode.invalid_json", "b deny destroy.root", "c allow ", "d ask ask.git_remote", "line-6 deny decode.too_large", "f allow "}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestExplain(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	out, _, code := run(t, `{"id":"x","name":"exec","arguments":{"command":"sudo ls"}}`+"\n", "explain", "--workspace", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{`== call "x" (exec): DENY`, `"wrappers": [`, "priv.escalate:", "fired: builtin:privilege.rego:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestPolicyTestAndPrint(t *testing.T) {
+	out, _, code := run(t, "", "policy", "test")
+	if code != 0 || !strings.Contains(out, " passed, 0 failed") {
+		t.Fatalf("policy test: exit %d\n%s", code, out)
+	}
+	dir := filepath.Join(t.TempDir(), "mine")
+	if _, errs, code := run(t, "", "policy", "print", "--out", dir); code != 0 {
+		t.Fatalf("print: %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "workspace.rego")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := run(t, "", "policy", "print", "--out", dir); code != 1 || !strings.Contains(errs, "refusing to overwrite") {
+		t.Errorf("second print: exit %d %q", code, errs)
+	}
+	// the printed copy stands on its own
+	if out, _, code := run(t, "", "policy", "test", "--no-builtin", dir); code != 0 {
+		t.Errorf("testing the printed copy: exit %d\n%s", code, out)
+	}
+	// a failing test exits 2
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, "x_test.rego"), []byte("package team_test\n\ntest_fails if { 1 == 2 }\n"), 0o644)
+	if out, _, code := run(t, "", "policy", "test", bad); code != 2 || !strings.Contains(out, "FAIL team_test.test_fails") {
+		t.Errorf("failing test: exit %d\n%s", code, out)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	_, errs, code := run(t, "", "check", "--policy", filepath.Join(t.TempDir(), "missing"))
+	if code != 1 || !strings.HasPrefix(errs, "toolgate: ") || !strings.Contains(errs, "\nhint: ") {
+		t.Errorf("missing policy dir: exit %d %q", code, errs)
+	}
+	broken := t.TempDir()
+	os.WriteFile(filepath.Join(broken, "p.rego"), []byte("package toolgate\ndecision := {\n"), 0o644)
+	_, errs, code = run(t, "", "check", "--policy", broken)
+	if code != 1 || !strings.Contains(errs, "rego_parse_error") {
+		t.Errorf("broken policy: exit %d %q", code, errs)
+	}
+	_, errs, code = run(t, "", "check", "--nope")
+	if code != 1 || !strings.Contains(errs, "unknown flag") {
+		t.Errorf("unknown flag: exit %d %q", code, errs)
+	}
+}
+
+func TestToolsFormats(t *testing.T) {
+	for _, f := range []string{"openai", "anthropic", "mcp"} {
+		out, _, code := run(t, "", "tools", "--format", f)
+		if code != 0 || !json.Valid([]byte(out)) {
+			t.Errorf("%s: exit %d, valid JSON %v", f, code, json.Valid([]byte(out)))
+		}
+	}
+	out, _, code := run(t, "", "tools")
+	if code != 0 || !strings.Contains(out, "exec") || !strings.Contains(out, "read_file") {
+		t.Errorf("markdown: %d", code)
+	}
+	if _, errs, code := run(t, "", "tools", "--format", "yaml"); code != 1 || !strings.Contains(errs, "unknown format") {
+		t.Errorf("bad format: %d %q", code, errs)
+	}
+}

@@ -113,7 +113,11 @@ type scope struct {
 	fn    string // enclosing function, for fork-bomb detection
 	forky bool   // inside a pipeline or background job within fn
 	fnIdx int
+	nest  int // compound commands (subshells, blocks, if, loops, case) around this one
 }
+
+// maxNest bounds how deeply compound commands may nest.
+const maxNest = 256
 
 func (sc scope) with(ctx string) scope { sc.ctx = ctx; return sc }
 
@@ -302,6 +306,13 @@ func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) erro
 }
 
 func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*string, error) {
+	switch cmd.(type) {
+	case *syntax.Block, *syntax.Subshell, *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause, *syntax.FuncDecl:
+		sc.nest++
+		if sc.nest > maxNest {
+			return nil, r.stop(CodeTooDeep, "compound commands nest deeper than %d levels", maxNest)
+		}
+	}
 	switch c := cmd.(type) {
 	case *syntax.CallExpr:
 		return r.call(c, st, sc, in)

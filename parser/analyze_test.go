@@ -214,6 +214,8 @@ func TestShapeErrors(t *testing.T) {
 		"if then":                  CodeSyntax,
 		nest:                       CodeTooDeep,
 		"echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo $(echo x)))))))))": CodeTooDeep,
+		strings.Repeat("( ", 300) + "ls" + strings.Repeat(" )", 300):                     CodeTooDeep,
+		strings.Repeat("if true; then ", 300) + "ls" + strings.Repeat("; fi", 300):       CodeTooDeep,
 	} {
 		f := analyze(t, src)
 		if f.ParseError == nil || f.ParseError.Code != code {

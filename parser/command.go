@@ -826,8 +826,12 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		starts = []field{{text: ".", pattern: "."}}
 	}
 	access := "read"
+	filtered := false
 	for j := k; j < len(args); j++ {
 		switch args[j].text {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer", "-mtime", "-mmin",
+			"-atime", "-amin", "-ctime", "-cmin", "-size", "-perm", "-inum", "-samefile", "-empty":
+			filtered = true
 		case "-delete":
 			access = "delete"
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
@@ -837,6 +841,13 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		}
 	}
 	for _, s := range starts {
+		if access == "delete" && filtered {
+			// tests narrow what is deleted to matches below the start
+			r.addPath(s, st, "read", idx, "find")
+			child := strings.TrimRight(s.text, "/") + "/{}"
+			r.addPath(field{text: child, pattern: strings.TrimRight(s.pattern, "/") + "/*", glob: true, dynamic: s.dynamic}, st, "delete", idx, "find")
+			continue
+		}
 		r.addPath(s, st, access, idx, "find")
 	}
 	for j := k; j < len(args); j++ {

@@ -20,7 +20,7 @@ ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a
 	c.name == "git"
 	subcommand(c) in {"remote", "submodule"}
 	some sub2 in args(c)
-	sub2 in {"update", "add", "set-url", "sync", "prune"}
+	sub2 in {"update", "add", "set-url", "sync", "prune", "show"}
 }
 
 network_clients := {"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail", "sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab", "hub"}
@@ -46,8 +46,22 @@ package_managers := object.get(cfg, "package_managers", {})
 ask contains {"rule": "ask.package_install", "message": sprintf("%s %s installs packages from the network; a person must approve installs", [c.name, sub])} if {
 	some c in commands
 	subs := package_managers[c.name]
-	sub := subcommand(c)
-	sub in subs
+	some sub in subs
+	installs(c, sub)
+}
+
+installs(c, sub) if sub == subcommand(c)
+
+# entries written as options (nix-env -i, --install) match the command's flags
+installs(c, sub) if {
+	startswith(sub, "--")
+	long_flag(c, sub)
+}
+
+installs(c, sub) if {
+	startswith(sub, "-")
+	not startswith(sub, "--")
+	short_flag(c, substring(sub, 1, -1))
 }
 
 ask contains {"rule": "ask.package_install", "message": sprintf("%s -m pip install installs packages from the network; a person must approve installs", [c.name])} if {

@@ -156,16 +156,16 @@ test_ask_package_install_not_for_builds_and_tests if {
 	}
 }
 
-# BUG: ask.rego:59-64 matches the package_managers entry against
+# Regression test (bug fixed): ask.rego:46-51 (ask.package_install, first body) matches the package_managers entry against
 # subcommand(c), the first argument that does NOT start with "-". data.json
 # lists nix-env's install verbs as options ("-i", "--install"), which
 # subcommand(c) can never return, so `nix-env -i hello` is allowed without
 # asking.
 #
-# test_ask_package_install_nix_env if {
-# 	"ask.package_install" in rules(simple_call(["nix-env", "-i", "hello"]))
-# 	"ask.package_install" in rules(simple_call(["nix-env", "--install", "hello"]))
-# }
+test_ask_package_install_nix_env if {
+	"ask.package_install" in rules(simple_call(["nix-env", "-i", "hello"]))
+	"ask.package_install" in rules(simple_call(["nix-env", "--install", "hello"]))
+}
 
 # ---- ask.git_destructive ----
 

@@ -50,8 +50,6 @@ git_config_file(f) if endswith(f, "/.gitconfig")
 
 git_config_file(f) if endswith(f, "/.config/git/config")
 
-git_config_file(f) if endswith(f, "/.gitattributes")
-
 # settings whose value is a command, a hook path or a helper that git runs
 code_keys := {"core.hookspath", "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.gitproxy", "core.askpass", "sequence.editor", "credential.helper", "gpg.program", "gpg.ssh.program", "diff.external", "merge.tool", "diff.tool", "pager.log", "pager.diff", "include.path", "includeif", "init.templatedir", "uploadpack.packobjectshook", "protocol.ext.allow", "remote.origin.uploadpack", "remote.origin.receivepack", "core.worktree"}
 
@@ -76,7 +74,7 @@ deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets 
 	code_key(split(kv, "=")[0])
 }
 
-deny contains {"rule": "persist.git_config", "message": sprintf("git config %s changes a setting git runs as code or writes outside the workspace; leave git configuration to the user", [concat(" ", args(c))])} if {
+deny contains {"rule": "persist.git_config", "message": sprintf("git config %s changes a setting git runs as code or writes outside the workspace; leave git configuration to the user", [concat(" ", git_config_args(c))])} if {
 	some c in commands
 	c.name == "git"
 	git_config_change(c)
@@ -105,7 +103,13 @@ git_config_change(c) if {
 
 git_config_read(ga) if {
 	some x in ga
-	x in {"--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--get-urlmatch", "get", "list"}
+	x in {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--get-color", "--get-colorbool"}
+}
+
+# git config get|list KEY (the newer spelling): the first operand
+git_config_read(ga) if {
+	ops := [x | some x in ga; not startswith(x, "-")]
+	ops[0] in {"get", "list"}
 }
 
 deny contains {"rule": "persist.git_config", "message": sprintf("setting %s injects git configuration, which can run code; run the plain git command", [a.name])} if {

@@ -158,7 +158,7 @@ test_persist_git_config_not_for_project_files if {
 	verdict(doc) == "allow"
 }
 
-# BUG: persistence.rego:55 (git_config_file) treats every .gitattributes as
+# Regression test (bug fixed): persistence.rego:53 (git_config_file) treats every .gitattributes as
 # git configuration. The workspace's .gitattributes is an ordinary tracked
 # project file (eol, linguist, LFS patterns); it only names drivers that git
 # configuration must define, and writes to that configuration are already
@@ -166,10 +166,10 @@ test_persist_git_config_not_for_project_files if {
 # development inside the workspace" is allowed, yet
 # `echo '*.png binary' >> .gitattributes` is denied.
 #
-# test_persist_git_config_not_for_workspace_gitattributes if {
-# 	doc := exec_call("echo '*.png binary' >> .gitattributes", [cmd(["echo", "*.png binary"])], [redirect_path(".gitattributes", concat("/", [ws, ".gitattributes"]), "workspace_root", "write")])
-# 	not "persist.git_config" in rules(doc)
-# }
+test_persist_git_config_not_for_workspace_gitattributes if {
+	doc := exec_call("echo '*.png binary' >> .gitattributes", [cmd(["echo", "*.png binary"])], [redirect_path(".gitattributes", concat("/", [ws, ".gitattributes"]), "workspace_root", "write")])
+	not "persist.git_config" in rules(doc)
+}
 
 # ---- persist.git_config (git -c) ----
 
@@ -230,28 +230,28 @@ test_persist_git_config_not_for_the_word_config_elsewhere if {
 	verdict(doc) == "allow"
 }
 
-# BUG: persistence.rego:108-111 (git_config_read) treats a bare "get" or
+# Regression test (bug fixed): persistence.rego:106-109 (git_config_read) treats a bare "get" or
 # "list" ANYWHERE after `config` as read mode, including in the value
 # position. So `git config core.hooksPath list` (hooks then run from
 # ./list/, which the agent may write freely) and `git config --global
 # user.name list` (a write outside the workspace) are allowed.
 #
-# test_persist_git_config_value_named_like_a_read_subcommand if {
-# 	doc := exec_call("git config core.hooksPath list", [git(["config", "core.hooksPath", "list"])], [])
-# 	"persist.git_config" in rules(doc)
-# 	doc2 := exec_call("git config --global user.name list", [git(["config", "--global", "user.name", "list"])], [])
-# 	"persist.git_config" in rules(doc2)
-# }
+test_persist_git_config_value_named_like_a_read_subcommand if {
+	doc := exec_call("git config core.hooksPath list", [git(["config", "core.hooksPath", "list"])], [])
+	"persist.git_config" in rules(doc)
+	doc2 := exec_call("git config --global user.name list", [git(["config", "--global", "user.name", "list"])], [])
+	"persist.git_config" in rules(doc2)
+}
 
-# BUG (message): persistence.rego:81 prints "git config %s" with all of
+# Regression test (bug fixed): persistence.rego:79 (the git config deny) prints "git config %s" with all of
 # args(c), which already starts with "config", so the message reads
 # "git config config core.hooksPath .githooks …".
 #
-# test_persist_git_config_message_names_the_command_once if {
-# 	doc := exec_call("git config core.hooksPath .githooks", [git(["config", "core.hooksPath", ".githooks"])], [])
-# 	some m in messages(doc, "persist.git_config")
-# 	startswith(m, "git config core.hooksPath .githooks changes")
-# }
+test_persist_git_config_message_names_the_command_once if {
+	doc := exec_call("git config core.hooksPath .githooks", [git(["config", "core.hooksPath", ".githooks"])], [])
+	some m in messages(doc, "persist.git_config")
+	startswith(m, "git config core.hooksPath .githooks changes")
+}
 
 # ---- persist.git_config (environment) ----
 

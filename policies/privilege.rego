@@ -14,14 +14,16 @@ deny contains {"rule": "priv.setuid", "message": "setting setuid/setgid bits is 
 	some c in commands
 	c.name == "chmod"
 	some a in args(c)
-	setuid_mode(a)
+	some clause in split(a, ",")
+	setuid_mode(clause)
 }
 
 deny contains {"rule": "priv.setuid", "message": "installing a file with setuid/setgid bits is a privilege escalation; use ordinary modes such as 644 or 755"} if {
 	some c in commands
 	c.name == "install"
 	some m in install_modes(c)
-	setuid_mode(m)
+	some clause in split(m, ",")
+	setuid_mode(clause)
 }
 
 install_modes(c) := {m |
@@ -72,6 +74,7 @@ sysctl_write(c) if long_flag(c, "--load")
 
 sysctl_write(c) if {
 	some a in args(c)
+	not startswith(a, "-")
 	contains(a, "=")
 }
 
@@ -118,9 +121,7 @@ bind_of_host(spec) if startswith(spec, "/:")
 
 bind_of_host(spec) if contains(spec, "docker.sock")
 
-bind_of_host(spec) if contains(spec, "source=/,")
-
-bind_of_host(spec) if endswith(spec, "source=/")
+bind_of_host(spec) if regex.match(`(^|,)(source|src)=/(,|$)`, spec)
 
 bind_of_host(spec) if startswith(spec, "/etc:")
 

@@ -75,14 +75,14 @@ test_priv_setuid_not_for_other_commands if {
 	verdict(doc) == "allow"
 }
 
-# BUG: privilege.rego:20 setuid_mode anchors the symbolic regex at the start
+# Regression test (bug fixed): privilege.rego:34 setuid_mode anchors the symbolic regex at the start
 # of the whole mode, so a comma-separated symbolic mode whose setuid clause
 # is not the first one slips through: `chmod a+rx,u+s tool` is allowed.
 #
-# test_priv_setuid_in_a_later_clause if {
-# 	doc := exec_call("chmod a+rx,u+s tool", [cmd(["chmod", "a+rx,u+s", "tool"])], [wpath("tool", "write", 0, "chmod")])
-# 	"priv.setuid" in rules(doc)
-# }
+test_priv_setuid_in_a_later_clause if {
+	doc := exec_call("chmod a+rx,u+s tool", [cmd(["chmod", "a+rx,u+s", "tool"])], [wpath("tool", "write", 0, "chmod")])
+	"priv.setuid" in rules(doc)
+}
 
 # ---- priv.capabilities ----
 
@@ -173,14 +173,14 @@ test_priv_sysctl_not_for_reads if {
 	verdict(doc) == "allow"
 }
 
-# BUG: privilege.rego:61-64 (sysctl_write) treats any argument containing "=" as a write,
+# Regression test (bug fixed): privilege.rego:73-76 (sysctl_write) treats any argument containing "=" as a write,
 # so the read-only filter option `--pattern=REGEX` is denied:
 # `sysctl -a --pattern=forward` only lists parameters.
 #
-# test_priv_sysctl_not_for_pattern_filter if {
-# 	doc := exec_call("sysctl -a --pattern=forward", [cmd(["sysctl", "-a", "--pattern=forward"])], [])
-# 	not "priv.sysctl" in rules(doc)
-# }
+test_priv_sysctl_not_for_pattern_filter if {
+	doc := exec_call("sysctl -a --pattern=forward", [cmd(["sysctl", "-a", "--pattern=forward"])], [])
+	not "priv.sysctl" in rules(doc)
+}
 
 # ---- priv.firewall ----
 
@@ -248,12 +248,12 @@ test_priv_container_not_for_other_subcommands if {
 	verdict(doc) == "allow"
 }
 
-# BUG: privilege.rego:109-111 bind_of_host only knows the `source=` key of
+# Regression test (bug fixed): privilege.rego:121-123 bind_of_host only knows the `source=` key of
 # --mount, but Docker also accepts `src=`: `docker run --mount
 # type=bind,src=/,dst=/host ubuntu` binds the host root and is allowed.
 # DESIGN.md: "docker run --privileged or a bind of / is privilege".
 #
-# test_priv_container_bind_of_root_with_src_key if {
-# 	argv := ["docker", "run", "--mount", "type=bind,src=/,dst=/host", "ubuntu"]
-# 	"priv.container" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
-# }
+test_priv_container_bind_of_root_with_src_key if {
+	argv := ["docker", "run", "--mount", "type=bind,src=/,dst=/host", "ubuntu"]
+	"priv.container" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
+}

@@ -3,10 +3,13 @@
 package toolgate
 
 deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is piped into %s: that runs code from the network; download to a file in the workspace, read it, then decide", [pl[i], pl[j]])} if {
+	some k, c in commands
+	code_runner(c.name)
+	reads_script_from_stdin(k)
 	some pl in object.get(input, "pipelines", [])
 	some i, j
 	in_list(pl[i], "downloaders")
-	code_runner(pl[j])
+	pl[j] == c.name
 	i < j
 }
 

@@ -28,7 +28,7 @@ test_remote_pipe_to_shell_wget_sudo_bash if {
 			in_context(cmd(["wget", "-qO-", "https://x.example/i.sh"]), "pipeline", 0),
 			object.union(piped(["bash"], "wget"), {"wrappers": ["sudo"]}),
 		], []),
-		{"pipelines": [["wget", "bash"]]},
+		{"pipelines": [["wget", "bash"]], "dynamic": [stdin_script(1)]},
 	)
 	"remote.pipe_to_shell" in rules(doc)
 	"priv.escalate" in rules(doc)
@@ -42,7 +42,7 @@ test_remote_pipe_to_shell_through_a_middle_stage if {
 			piped(["tee", "a.py"], "curl"),
 			piped(["python3"], "tee"),
 		], [wpath("a.py", "write", 1, "tee")]),
-		{"pipelines": [["curl", "tee", "python3"]]},
+		{"pipelines": [["curl", "tee", "python3"]], "dynamic": [stdin_script(2)]},
 	)
 	"remote.pipe_to_shell" in rules(doc)
 }

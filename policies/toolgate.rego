@@ -19,12 +19,14 @@ verdict := "deny" if {
 	count(ask) > 0
 } else := "allow"
 
-# Sets are ordered, so reasons come out sorted by rule id, then message.
-reasons := [r | some r in deny] if {
+# Reasons come out sorted by rule id, then message.
+reasons := by_rule(deny) if {
 	count(deny) > 0
-} else := [r | some r in ask] if {
+} else := by_rule(ask) if {
 	count(ask) > 0
 } else := []
+
+by_rule(set) := [{"rule": p[0], "message": p[1]} | some p in sort([[r.rule, r.message] | some r in set])]
 
 sandbox := {"network": network_granted, "profile": "default"}
 
@@ -65,6 +67,14 @@ in_list(name, list) if {
 code_runner(name) if in_list(name, "shells")
 
 code_runner(name) if in_list(name, "interpreters")
+
+# reads_script_from_stdin(i) holds when command i is a shell or interpreter
+# whose program comes from a non-literal stdin (the parser's stdin_script).
+reads_script_from_stdin(i) if {
+	some d in object.get(input, "dynamic", [])
+	d.kind == "stdin_script"
+	d.cmd == i
+}
 
 # base is the last component of a path
 base(p) := b if {

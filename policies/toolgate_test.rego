@@ -20,7 +20,8 @@ base_name(p) := n if {
 }
 
 # cmd is one entry of input.commands: a top-level simple command in the
-# workspace, with nothing unwrapped and no dynamic parts.
+# workspace, with nothing unwrapped and no dynamic parts. flags and
+# subcommand are filled in as the parser does (see parser/facts.go).
 cmd(argv) := {
 	"name": base_name(argv[0]),
 	"argv": argv,
@@ -32,6 +33,50 @@ cmd(argv) := {
 	"stdin": "",
 	"stdin_from": "",
 	"env": {},
+	"flags": flags_of(argv),
+	"subcommand": subcommand_of(argv),
+}
+
+# bare is a command without the parser's flags and subcommand, as a rule
+# author may write it by hand; the policy works them out from argv.
+bare(c) := object.remove(c, ["flags", "subcommand"])
+
+# options_of is the arguments before the first "--".
+options_of(argv) := array.slice(argv, 1, ends[0]) if {
+	ends := [i | some i, a in argv; i > 0; a == "--"]
+	count(ends) > 0
+} else := array.slice(argv, 1, count(argv))
+
+# flags_of: each letter of a short cluster ("-rf" gives r and f) and each
+# long option name without its value ("--mode=x" gives --mode).
+flags_of(argv) := {k: true | some k in flag_names(argv)}
+
+flag_names(argv) := {l | some a in options_of(argv); regex.match(`^-[A-Za-z0-9]+$`, a); some l in split(substring(a, 1, -1), "")} | {split(a, "=")[0] | some a in options_of(argv); startswith(a, "--"); a != "--"}
+
+# subcommand_of: the first operand, skipping git's global option values;
+# "" when there is none.
+subcommand_of(argv) := ops[0] if {
+	ops := [argv[i] | some i, _ in argv; operand(argv, i)]
+	count(ops) > 0
+} else := ""
+
+operand(argv, i) if {
+	i > 0
+	not startswith(argv[i], "-")
+	not git_global_value(argv, i)
+}
+
+operand(argv, i) if {
+	i > 0
+	some j, a in argv
+	a == "--"
+	j > 0
+	j < i
+}
+
+git_global_value(argv, i) if {
+	base_name(argv[0]) == "git"
+	argv[i - 1] in {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path"}
 }
 
 # wrapped is a command the parser found behind wrappers (sudo, nice, …).
@@ -92,6 +137,10 @@ exec_call(text, cmds, paths) := {
 
 # simple_call is an exec call of one command with no paths.
 simple_call(argv) := exec_call(concat(" ", argv), [cmd(argv)], [])
+
+# stdin_script(i) is the parser's fact that command i reads a non-literal
+# script from stdin.
+stdin_script(i) := {"kind": "stdin_script", "text": "script read from pipe", "cmd": i}
 
 # with_facts adds or replaces top-level fields (pipelines, dynamic, …).
 with_facts(doc, extra) := object.union(doc, extra)
@@ -217,7 +266,7 @@ test_deny_reasons_hold_every_fired_rule_once if {
 	{r.rule | some r in d.reasons} == {"destroy.root", "priv.escalate", "secrets.access"}
 }
 
-# BUG: toolgate.rego:22-27 builds reasons as [r | some r in deny] on the
+# Regression test (bug fixed): toolgate.rego:23-27 builds reasons as [r | some r in deny] on the
 # claim that "sets are ordered, so reasons come out sorted by rule id, then
 # message". Sets of objects are ordered by comparing the objects, and an
 # object compares by its sorted keys' values: "message" < "rule", so the
@@ -226,12 +275,12 @@ test_deny_reasons_hold_every_fired_rule_once if {
 # priv.escalate ("sudo runs…"). Sorting by sprintf("%s\u0000%s", [rule,
 # message]) (as the first version of the file did) gives the right order.
 #
-# test_deny_reasons_are_sorted_by_rule_then_message if {
-# 	d := decision(sudo_rm_root_and_ssh)
-# 	[r.rule | some r in d.reasons] == ["destroy.root", "priv.escalate", "secrets.access"]
-# 	keys := reason_keys(d.reasons)
-# 	keys == sort(keys)
-# }
+test_deny_reasons_are_sorted_by_rule_then_message if {
+	d := decision(sudo_rm_root_and_ssh)
+	[r.rule | some r in d.reasons] == ["destroy.root", "priv.escalate", "secrets.access"]
+	keys := reason_keys(d.reasons)
+	keys == sort(keys)
+}
 
 test_reasons_of_one_rule_are_sorted_by_message if {
 	# rm -rf /var/www /etc/nginx: two workspace.delete_outside reasons
@@ -327,6 +376,41 @@ test_long_flag_matches_bare_and_assigned if {
 	toolgate.long_flag(cmd(["docker", "run", "--privileged", "img"]), "--privileged")
 	toolgate.long_flag(cmd(["docker", "run", "--privileged=true", "img"]), "--privileged")
 	not toolgate.long_flag(cmd(["docker", "run", "--privileged-mode", "img"]), "--privileged")
+}
+
+test_cmd_helper_matches_the_parser_shape if {
+	# what the parser gives for these (toolgate explain)
+	c := cmd(["git", "-C", "sub", "push", "origin"])
+	c.flags == {"C": true}
+	c.subcommand == "push"
+	d := cmd(["rm", "-rf", "--", "-x"])
+	d.flags == {"r": true, "f": true}
+	d.subcommand == "-x"
+	e := cmd(["docker", "run", "--privileged=true", "x"])
+	e.flags == {"--privileged": true}
+	e.subcommand == "run"
+	cmd(["ls"]).subcommand == ""
+}
+
+test_flags_from_argv_when_the_parser_fields_are_missing if {
+	toolgate.short_flag(bare(cmd(["rm", "-rf", "x"])), "r")
+	not toolgate.short_flag(bare(cmd(["rm", "--recursive", "x"])), "r")
+	toolgate.long_flag(bare(cmd(["chmod", "--recursive", "u+w", "src"])), "--recursive")
+	toolgate.long_flag(bare(cmd(["install", "--mode=644", "a", "b"])), "--mode")
+	toolgate.subcommand(bare(cmd(["git", "-C", "sub", "-c", "a=b", "push"]))) == "push"
+	toolgate.subcommand(bare(cmd(["pip", "--quiet", "install", "x"]))) == "install"
+}
+
+test_flags_after_double_dash_are_operands if {
+	# rm -- -r: "-r" is a file name, not the recursive flag
+	not toolgate.short_flag(cmd(["rm", "--", "-r"]), "r")
+}
+
+test_hand_written_inputs_decide_like_parser_shaped_ones if {
+	doc := exec_call("chmod -R 777 /etc", [bare(cmd(["chmod", "-R", "777", "/etc"]))], [cpath("/etc", "/etc", "system", "write", 0, "chmod")])
+	"destroy.recursive_outside" in rules(doc)
+	push := exec_call("git -C sub push", [bare(cmd(["git", "-C", "sub", "push"]))], [])
+	rules(push) == {"ask.git_remote"}
 }
 
 test_subcommand_skips_options if {

@@ -16,9 +16,12 @@ script_runner(d) := commands[d.cmd].name if d.cmd >= 0
 else := "a variable"
 
 deny contains {"rule": "dynamic.decode_to_shell", "message": sprintf("decoded data from %s is piped into %s: that hides the code being run; write the commands in clear text", [pl[i], pl[j]])} if {
+	some k, c in commands
+	code_runner(c.name)
+	reads_script_from_stdin(k)
 	some pl in object.get(input, "pipelines", [])
 	some i, j
 	in_list(pl[i], "decoders")
-	code_runner(pl[j])
+	pl[j] == c.name
 	i < j
 }

@@ -125,7 +125,7 @@ test_dynamic_decode_to_shell_base64 if {
 
 test_dynamic_decode_to_shell_xxd_and_zcat if {
 	every pl in [["xxd", "bash"], ["zcat", "python3"], ["openssl", "perl"], ["rev", "sh"]] {
-		doc := with_facts(exec_call(concat(" | ", pl), [in_context(cmd([pl[0]]), "pipeline", 0), piped([pl[1]], pl[0])], []), {"pipelines": [pl]})
+		doc := with_facts(exec_call(concat(" | ", pl), [in_context(cmd([pl[0]]), "pipeline", 0), piped([pl[1]], pl[0])], []), {"pipelines": [pl], "dynamic": [stdin_script(1)]})
 		"dynamic.decode_to_shell" in rules(doc)
 	}
 }
@@ -164,7 +164,7 @@ test_dynamic_decode_to_shell_not_when_the_shell_comes_first if {
 	verdict(doc) == "allow"
 }
 
-# BUG: unanalysable.rego:18-24 fires whenever a "decoder" from the list
+# Regression test (bug fixed): unanalysable.rego:18-24 fires whenever a "decoder" from the list
 # (which includes tr, od, rev, gzip, zcat) precedes any interpreter (which
 # includes awk) in a pipeline, whether or not the interpreter reads its
 # program from stdin. A pipe of text tools — DESIGN.md "Allowed: … pipes of
@@ -173,14 +173,14 @@ test_dynamic_decode_to_shell_not_when_the_shell_comes_first if {
 # stdin-read script with a stdin_script dynamic entry; an interpreter that
 # has a literal program argument does not run the decoded data.
 #
-# test_dynamic_decode_to_shell_not_for_awk_with_a_program if {
-# 	doc := with_facts(
-# 		exec_call("tr a-z A-Z < names.txt | awk '{print $1}'", [
-# 			in_context(cmd(["tr", "a-z", "A-Z"]), "pipeline", 0),
-# 			piped(["awk", "{print $1}"], "tr"),
-# 		], [wpath("names.txt", "read", 0, "tr")]),
-# 		{"pipelines": [["tr", "awk"]]},
-# 	)
-# 	not "dynamic.decode_to_shell" in rules(doc)
-# 	verdict(doc) == "allow"
-# }
+test_dynamic_decode_to_shell_not_for_awk_with_a_program if {
+	doc := with_facts(
+		exec_call("tr a-z A-Z < names.txt | awk '{print $1}'", [
+			in_context(cmd(["tr", "a-z", "A-Z"]), "pipeline", 0),
+			piped(["awk", "{print $1}"], "tr"),
+		], [wpath("names.txt", "read", 0, "tr")]),
+		{"pipelines": [["tr", "awk"]]},
+	)
+	not "dynamic.decode_to_shell" in rules(doc)
+	verdict(doc) == "allow"
+}

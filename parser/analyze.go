@@ -96,10 +96,13 @@ type state struct {
 	cwd  string // "" when unknown
 	vars map[string]string
 	dirs []string // pushd stack
+	// cwdReal: cwd is an existing, symlink-free directory outside /proc
+	// and /dev, so relative paths may be resolved from it (ResolveFrom).
+	cwdReal bool
 }
 
 func (s *state) clone() *state {
-	n := &state{cwd: s.cwd, vars: make(map[string]string, len(s.vars)), dirs: append([]string(nil), s.dirs...)}
+	n := &state{cwd: s.cwd, cwdReal: s.cwdReal, vars: make(map[string]string, len(s.vars)), dirs: append([]string(nil), s.dirs...)}
 	for k, v := range s.vars {
 		n.vars[k] = v
 	}
@@ -144,14 +147,14 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		return f
 	}
 	r := &run{a: a, opts: opts, cls: newClassifier(a.cfg, opts.Workspace, opts.Home), facts: f}
-	st := &state{cwd: opts.Workspace, vars: map[string]string{}}
+	st := &state{cwd: opts.Workspace, cwdReal: opts.Workspace != "", vars: map[string]string{}}
 	if opts.WorkingDir != "" {
 		wd := r.word(opts.WorkingDir)
 		p := r.addPath(wd, st, "cwd", -1, "")
 		if p.Zone == "unknown" || p.Dynamic {
-			st.cwd = ""
+			st.cwd, st.cwdReal = "", false
 		} else {
-			st.cwd = p.Real
+			st.cwd, st.cwdReal = p.Real, realDir(p)
 		}
 	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
@@ -172,6 +175,11 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		}
 	}
 	return f
+}
+
+// realDir reports whether a resolved cwd path can serve as a ResolveFrom base.
+func realDir(p Path) bool {
+	return p.Exists && !p.Glob && p.Zone != "unknown" && !under(p.Real, "/proc") && !under(p.Real, "/dev")
 }
 
 // word makes a synthetic literal field (for arguments given outside the script).

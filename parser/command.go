@@ -183,7 +183,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 	if cmd.Name == "" {
 		return nil, nil
 	}
-	local := &state{cwd: cwd, vars: st.vars, dirs: st.dirs}
+	local := &state{cwd: cwd, cwdReal: cwd == st.cwd && st.cwdReal, vars: st.vars, dirs: st.dirs}
 	return r.meaning(idx, cmd.Name, argv, st, local, sc, in)
 }
 
@@ -780,6 +780,7 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 		} else {
 			st.cwd = ""
 		}
+		st.cwdReal = false
 		return nil
 	case target == nil:
 		target = &field{text: "~", pattern: "~"}
@@ -800,10 +801,10 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 		st.dirs = append(st.dirs, st.cwd)
 	}
 	if p.Dynamic || p.Zone == "unknown" {
-		st.cwd = ""
+		st.cwd, st.cwdReal = "", false
 		return nil
 	}
-	st.cwd = p.Real
+	st.cwd, st.cwdReal = p.Real, realDir(p)
 	return nil
 }
 

@@ -26,6 +26,7 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		text = "."
 	}
 	var joined string
+	fromCwd := false
 	switch {
 	case strings.HasPrefix(text, "/"):
 		joined = text
@@ -35,10 +36,17 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		return p
 	default:
 		joined = st.cwd + "/" + text
+		fromCwd = st.cwdReal
 	}
 	p.Abs = path.Clean(joined)
 	if !p.Glob {
-		real, exists, loop := Resolve(joined)
+		var real string
+		var exists, loop bool
+		if fromCwd {
+			real, exists, loop = ResolveFrom(st.cwd, text)
+		} else {
+			real, exists, loop = Resolve(joined)
+		}
 		p.Real, p.Exists = real, exists
 		p.Zone = r.cls.zone(real)
 		if loop {

@@ -43,16 +43,33 @@ const maxSymlinks = 40
 // Only os.Lstat and os.Readlink are used, one Lstat per component walked.
 // When exists is true, Resolve(real) == real.
 func Resolve(p string) (real string, exists bool, loop bool) {
+	return resolveAt(p, 0)
+}
+
+// ResolveFrom resolves rel against base, a directory already known to be an
+// existing, absolute, clean, symlink-free path outside /proc and /dev (the
+// workspace root, or a directory resolved earlier in the same analysis). It
+// gives the same answer as Resolve(base + "/" + rel) without examining
+// base's own components again.
+func ResolveFrom(base, rel string) (real string, exists bool, loop bool) {
+	if base == "/" || base == "" || strings.HasPrefix(rel, "/") {
+		return Resolve(base + "/" + rel)
+	}
+	return resolveAt(base+"/"+rel, len(base))
+}
+
+// resolveAt walks p, taking p[:start] as already resolved.
+func resolveAt(p string, start int) (real string, exists bool, loop bool) {
 	var (
 		// cur is the resolved prefix: "" stands for "/", otherwise "/a/b"
 		// with no trailing slash, no ".", no "..", no empty component.
-		cur string
+		cur = p[:start]
 		// curInP: cur == p[:len(cur)], so cur+"/"+comp can often be sliced
 		// out of p instead of allocated.
 		curInP = true
 		// rest is what remains to walk; it is "" or begins with "/" once
 		// the first component has been cut.
-		rest = p
+		rest = p[start:]
 		// restInP: rest is a suffix of p (no link target spliced in).
 		restInP = true
 		// lexFrom >= 0: cur[lexFrom:] was appended lexically (missing

@@ -222,6 +222,7 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 		}
 	}
 	// Redirections first: they are the statement's stdin and output files.
+	pathStart, redirStart := len(r.facts.Paths), len(r.facts.Redirects)
 	for _, rd := range s.Redirs {
 		if err := r.redirect(rd, st, sc, &in); err != nil {
 			return nil, err
@@ -230,7 +231,18 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	if s.Cmd == nil {
 		return nil, nil
 	}
-	return r.command(s.Cmd, st, sc, in)
+	pathEnd, cmdStart := len(r.facts.Paths), len(r.facts.Commands)
+	out, err := r.command(s.Cmd, st, sc, in)
+	// A simple command's redirections belong to it.
+	if _, ok := s.Cmd.(*syntax.CallExpr); ok && err == nil && len(r.facts.Commands) > cmdStart && redirStart < len(r.facts.Redirects) {
+		name := r.facts.Commands[cmdStart].Name
+		for i := pathStart; i < pathEnd; i++ {
+			if r.facts.Paths[i].Cmd == -1 && r.facts.Paths[i].Command == "" {
+				r.facts.Paths[i].Cmd, r.facts.Paths[i].Command = cmdStart, name
+			}
+		}
+	}
+	return out, err
 }
 
 func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) error {

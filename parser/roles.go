@@ -121,7 +121,7 @@ var dataCommands = map[string]bool{
 	"pkill": true, "killall": true, "export": true, "let": true, "read": true, "printenv": true, "locale": true,
 	"nproc": true, "free": true, "uptime": true, "ps": true, "top": true, "df": true, "lsblk": true, "ip": true,
 	"ifconfig": true, "ss": true, "netstat": true, "clear": true, "tput": true, "stty": true, "getent": true,
-	"nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true, "ping": true, "dig": true, "nslookup": true, "host": true,
+	"nc": true, "ncat": true, "netcat": true, "socat": true, "telnet": true, "ping": true, "dig": true, "nslookup": true, "host": true, "traceroute": true, "whois": true,
 	"docker": true, "podman": true, "systemctl": true, "service": true, "journalctl": true,
 	"crontab": false, "at": true, "shutdown": true, "reboot": true, "poweroff": true, "halt": true, "init": true,
 	"sudo": true, "su": true, "doas": true, "history": true, "alias": true, "unalias": true, "trap": true,

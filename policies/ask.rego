@@ -23,7 +23,11 @@ ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a
 	sub2 in {"update", "add", "set-url", "sync", "prune", "show"}
 }
 
-network_clients := {"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail", "sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab", "hub"}
+network_clients := {
+	"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail",
+	"sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab",
+	"hub", "ping", "ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "twine",
+}
 
 network_client(c) if in_list(c.name, "downloaders")
 

@@ -128,8 +128,7 @@ func (sc scope) with(ctx string) scope { sc.ctx = ctx; return sc }
 // never returns nil; a script it cannot analyse has ParseError set.
 func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 	opts.defaults()
-	f = &Facts{Commands: []Command{}, Pipelines: [][]string{}, Redirects: []Redirect{}, Paths: []Path{},
-		Dynamic: []Dynamic{}, Functions: []Function{}, Assigns: []Assign{}}
+	f = newFacts()
 	defer func() {
 		if r := recover(); r != nil {
 			f.ParseError = &ParseError{Code: CodeInternal, Message: fmt.Sprintf("the analyser failed: %v", r)}

@@ -103,3 +103,9 @@ type ParseError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
+
+// newFacts returns empty facts whose lists encode as [] rather than null.
+func newFacts() *Facts {
+	return &Facts{Commands: []Command{}, Pipelines: [][]string{}, Redirects: []Redirect{}, Paths: []Path{},
+		Dynamic: []Dynamic{}, Functions: []Function{}, Assigns: []Assign{}}
+}

@@ -16,8 +16,7 @@ type PathArg struct {
 // Analyze there is no shell: nothing is expanded except a leading "~".
 func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 	opts.defaults()
-	f = &Facts{Commands: []Command{}, Pipelines: [][]string{}, Redirects: []Redirect{}, Paths: []Path{},
-		Dynamic: []Dynamic{}, Functions: []Function{}, Assigns: []Assign{}}
+	f = newFacts()
 	defer func() {
 		if r := recover(); r != nil {
 			f.ParseError = &ParseError{Code: CodeInternal, Message: fmt.Sprintf("the analyser failed: %v", r)}

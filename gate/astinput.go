@@ -102,7 +102,23 @@ func inputValue(in *Input) (ast.Value, error) {
 	if f.ParseError != nil {
 		perr = ast.ObjectTerm(item("code", str(f.ParseError.Code)), item("message", str(f.ParseError.Message)))
 	}
+	pr := in.Present
+	if pr == nil {
+		x := f.Index()
+		pr = &x
+	}
+	present := [][2]*ast.Term{item("names", boolMap(pr.Names)), item("access", boolMap(pr.Access)),
+		item("zones", boolMap(pr.Zones)), item("dynamic", boolMap(pr.Dynamic))}
+	for _, kv := range []struct {
+		k string
+		v bool
+	}{{"sensitive", pr.Sensitive}, {"assigns", pr.Assigns}, {"forks", pr.Forks}, {"pipelines", pr.Pipelines}, {"uploads", pr.Uploads}} {
+		if kv.v {
+			present = append(present, item(kv.k, boolean(true)))
+		}
+	}
 	return ast.NewObject(
+		item("present", ast.ObjectTerm(present...)),
 		item("version", num(in.Version)), item("tool", str(in.Tool)), item("args", ast.NewTerm(args)),
 		item("workspace", str(in.Workspace)), item("cwd", str(in.Cwd)), item("home", str(in.Home)),
 		item("commands", ast.ArrayTerm(cmds...)), item("pipelines", ast.ArrayTerm(pipes...)),

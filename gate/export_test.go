@@ -2,10 +2,13 @@ package gate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
 )
 
 // CheckInputEncoding compares inputValue with the JSON encoding of in.
@@ -27,3 +30,39 @@ func CheckInputEncoding(in *Input) error {
 	}
 	return nil
 }
+
+// RegoPresent evaluates the policy's present_of over in without its present
+// index, for comparison with the Go index.
+func (g *Gate) RegoPresent(in *Input) (any, error) {
+	presentOnce.Do(func() {
+		opts := []func(*rego.Rego){rego.Query("data.toolgate.present_of(input)"), rego.SetRegoVersion(ast.RegoV1)}
+		for name, src := range g.pol.Modules {
+			opts = append(opts, rego.Module(name, src))
+		}
+		presentQuery, presentErr = rego.New(opts...).PrepareForEval(context.Background())
+	})
+	if presentErr != nil {
+		return nil, presentErr
+	}
+	cp := *in
+	cp.Present = nil
+	b, err := json.Marshal(&cp)
+	if err != nil {
+		return nil, err
+	}
+	v, err := ast.ValueFromReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	rs, err := presentQuery.Eval(context.Background(), rego.EvalParsedInput(v))
+	if err != nil || len(rs) == 0 {
+		return nil, fmt.Errorf("present_of: %v (%d results)", err, len(rs))
+	}
+	return rs[0].Expressions[0].Value, nil
+}
+
+var (
+	presentOnce  sync.Once
+	presentQuery rego.PreparedEvalQuery
+	presentErr   error
+)

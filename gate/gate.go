@@ -50,6 +50,9 @@ type Input struct {
 	Cwd       string          `json:"cwd"`
 	Home      string          `json:"home"`
 	*parser.Facts
+	// Present indexes the facts (parser.Present); rules open with a look-up
+	// in it so OPA skips those that cannot apply.
+	Present *parser.Present `json:"present,omitempty"`
 }
 
 // Result is the decision on one call.
@@ -179,6 +182,8 @@ func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (
 	if err != nil {
 		return deny(c.ID, c.Tool, CodeInvalidArgs, err.Error())
 	}
+	pr := in.Facts.Index()
+	in.Present = &pr
 	res = g.evaluate(ctx, c, in, tracer)
 	res.Input = in
 	// Fail closed whatever the policy says: what could not be analysed is never allowed.

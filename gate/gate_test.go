@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -230,4 +231,46 @@ func TestASTInputMatchesJSON(t *testing.T) {
 	if n < 100 {
 		t.Fatalf("only %d inputs checked", n)
 	}
+}
+
+// TestPresentIndexAgrees: the Go index of the facts equals the policy's own
+// present_of, which hand-written inputs rely on, for every corpus input.
+func TestPresentIndexAgrees(t *testing.T) {
+	cases, err := corpus.Load(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ws, home := corpusGate(t)
+	n := 0
+	for _, c := range cases {
+		for _, line := range c.Lines(ws, home) {
+			for _, r := range g.DecideLine(context.Background(), []byte(line), 1) {
+				if r.Input == nil || r.Input.Present == nil {
+					continue
+				}
+				n++
+				fromRego, err := g.RegoPresent(r.Input)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := json.Marshal(r.Input.Present)
+				var fromGo any
+				json.Unmarshal(b, &fromGo)
+				if !reflect.DeepEqual(normalize(fromGo), normalize(fromRego)) {
+					t.Fatalf("%s:\n go   %v\n rego %v", line, fromGo, fromRego)
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Fatalf("only %d inputs compared", n)
+	}
+}
+
+// normalize round-trips a value through JSON so both sides compare alike.
+func normalize(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	json.Unmarshal(b, &out)
+	return out
 }

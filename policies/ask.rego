@@ -3,12 +3,14 @@
 package toolgate
 
 ask contains {"rule": "ask.git_remote", "message": sprintf("git %s talks to a remote repository; a person must approve network access", [subcommand(c)])} if {
+	input.present.names.git
 	some c in commands
 	c.name == "git"
 	subcommand(c) in {"push", "pull", "fetch", "clone", "ls-remote", "request-pull", "send-email", "svn"}
 }
 
 ask contains {"rule": "ask.git_remote", "message": "git archive --remote talks to a remote repository; a person must approve network access"} if {
+	input.present.names.git
 	some c in commands
 	c.name == "git"
 	subcommand(c) == "archive"
@@ -16,6 +18,7 @@ ask contains {"rule": "ask.git_remote", "message": "git archive --remote talks t
 }
 
 ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a remote repository; a person must approve network access", [subcommand(c), sub2])} if {
+	input.present.names.git
 	some c in commands
 	c.name == "git"
 	subcommand(c) in {"remote", "submodule"}
@@ -84,12 +87,14 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s runs a packa
 }
 
 ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s removes the repository's history; a person must approve", [p.raw])} if {
+	input.present.access.delete
 	some p in paths
 	p.access == "delete"
 	p.real == concat("/", [input.workspace, ".git"])
 }
 
 ask contains {"rule": "ask.git_destructive", "message": "git clean -x also deletes ignored files (builds, local config, .env); a person must approve"} if {
+	input.present.names.git
 	some c in commands
 	c.name == "git"
 	subcommand(c) == "clean"

@@ -3,6 +3,7 @@
 package toolgate
 
 deny contains {"rule": "destroy.root", "message": sprintf("refusing to delete %s: it is the filesystem root or your home directory; delete only specific paths inside the workspace", [p.raw])} if {
+	input.present.access.delete
 	some p in paths
 	p.access == "delete"
 	root_like(p)
@@ -13,6 +14,7 @@ root_like(p) if p.zone == "root"
 root_like(p) if p.real == input.home
 
 deny contains {"rule": "destroy.workspace_root", "message": sprintf("refusing to delete the workspace root (%s); delete specific files or directories inside it instead", [p.raw])} if {
+	input.present.zones.workspace_root
 	some p in paths
 	p.access == "delete"
 	p.zone == "workspace_root"
@@ -32,6 +34,7 @@ disk_command(c) if startswith(c.name, "mkfs")
 disk_command(c) if startswith(c.name, "mke2fs")
 
 deny contains {"rule": "destroy.device_write", "message": sprintf("writing to the device %s destroys data; write to a file in the workspace instead", [p.raw])} if {
+	input.present.zones.device
 	some p in paths
 	p.access in {"write", "delete"}
 	p.zone == "device"
@@ -78,11 +81,13 @@ power_off(c) if {
 }
 
 deny contains {"rule": "destroy.fork_bomb", "message": sprintf("function %s calls itself in the background or through a pipe (a fork bomb); write a bounded loop instead", [f.name])} if {
+	input.present.forks
 	some f in object.get(input, "functions", [])
 	f.forks
 }
 
 deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every process you can reach; kill specific process ids instead"} if {
+	input.present.names.kill
 	some c in commands
 	c.name == "kill"
 	a := args(c)
@@ -91,6 +96,7 @@ deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every pro
 }
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s kills processes by the hundred; kill specific process ids instead", [c.name])} if {
+	input.present.names.killall5
 	some c in commands
 	c.name in {"killall5"}
 }

@@ -15,6 +15,7 @@ scheduler(c) if {
 scheduler(c) if c.name in {"at", "batch", "atrun", "anacron"}
 
 deny contains {"rule": "persist.service", "message": sprintf("systemctl %s installs or changes a service; services are not managed from an agent", [subcommand(c)])} if {
+	input.present.names.systemctl
 	some c in commands
 	c.name == "systemctl"
 	subcommand(c) in {"enable", "link", "edit", "set-default", "mask", "unmask", "preset", "preset-all", "add-wants", "add-requires", "reenable", "revert", "daemon-reload", "start", "restart", "stop", "disable", "kill", "isolate", "set-property", "import-environment", "set-environment"}
@@ -65,6 +66,7 @@ code_key(k) if regex.match(`(?i)^diff\..*\.(textconv|command)$`, k)
 code_key(k) if regex.match(`(?i)^merge\..*\.driver$`, k)
 
 deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets a value git runs as code; drop it and run the plain git command", [kv])} if {
+	input.present.names.git
 	some c in commands
 	c.name == "git"
 	a := args(c)
@@ -75,6 +77,7 @@ deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets 
 }
 
 deny contains {"rule": "persist.git_config", "message": sprintf("git config %s changes a setting git runs as code or writes outside the workspace; leave git configuration to the user", [concat(" ", git_config_args(c))])} if {
+	input.present.names.git
 	some c in commands
 	c.name == "git"
 	git_config_change(c)
@@ -113,6 +116,7 @@ git_config_read(ga) if {
 }
 
 deny contains {"rule": "persist.git_config", "message": sprintf("setting %s injects git configuration, which can run code; run the plain git command", [a.name])} if {
+	input.present.assigns
 	some a in object.get(input, "assigns", [])
 	startswith(a.name, "GIT_CONFIG")
 	a.name != "GIT_CONFIG_NOSYSTEM"
@@ -121,6 +125,7 @@ deny contains {"rule": "persist.git_config", "message": sprintf("setting %s inje
 ld_vars := {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "LD_DEBUG_OUTPUT"}
 
 deny contains {"rule": "persist.ld_preload", "message": sprintf("setting %s injects libraries into every program; build and link normally instead", [a.name])} if {
+	input.present.assigns
 	some a in object.get(input, "assigns", [])
 	a.name in ld_vars
 }
@@ -152,6 +157,7 @@ history_tamper(c) if {
 }
 
 deny contains {"rule": "persist.history", "message": sprintf("setting %s hides shell history; leave history alone", [a.name])} if {
+	input.present.assigns
 	some a in object.get(input, "assigns", [])
 	a.name in {"HISTFILE", "HISTSIZE", "HISTFILESIZE", "HISTCONTROL", "HISTIGNORE"}
 }

@@ -11,6 +11,7 @@ deny contains {"rule": "priv.escalate", "message": sprintf("%s runs commands as 
 }
 
 deny contains {"rule": "priv.setuid", "message": "setting setuid/setgid bits is a privilege escalation; use ordinary modes such as 644 or 755"} if {
+	input.present.names.chmod
 	some c in commands
 	c.name == "chmod"
 	some a in args(c)
@@ -19,6 +20,7 @@ deny contains {"rule": "priv.setuid", "message": "setting setuid/setgid bits is 
 }
 
 deny contains {"rule": "priv.setuid", "message": "installing a file with setuid/setgid bits is a privilege escalation; use ordinary modes such as 644 or 755"} if {
+	input.present.names.install
 	some c in commands
 	c.name == "install"
 	some m in install_modes(c)
@@ -59,6 +61,7 @@ deny contains {"rule": "priv.kernel", "message": sprintf("%s loads, unloads or r
 }
 
 deny contains {"rule": "priv.sysctl", "message": "sysctl -w changes kernel parameters; read them with sysctl NAME instead"} if {
+	input.present.names.sysctl
 	some c in commands
 	c.name == "sysctl"
 	sysctl_write(c)

@@ -3,6 +3,7 @@
 package toolgate
 
 deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is piped into %s: that runs code from the network; download to a file in the workspace, read it, then decide", [pl[i], pl[j]])} if {
+	input.present.dynamic.stdin_script
 	some k, c in commands
 	code_runner(c.name)
 	reads_script_from_stdin(k)
@@ -22,6 +23,7 @@ deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("the output of
 }
 
 deny contains {"rule": "remote.dev_tcp", "message": sprintf("%s opens a raw network socket through bash's /dev/tcp or /dev/udp; network access is not available this way", [p.raw])} if {
+	input.present.zones.dev_net
 	some p in paths
 	p.zone == "dev_net"
 }
@@ -46,6 +48,7 @@ netcat_exec(c) if {
 }
 
 deny contains {"rule": "remote.netcat_exec", "message": "socat with EXEC/SYSTEM or a listening address is a remote shell; use a normal client such as curl for HTTP"} if {
+	input.present.names.socat
 	some c in commands
 	c.name == "socat"
 	some a in args(c)
@@ -53,6 +56,7 @@ deny contains {"rule": "remote.netcat_exec", "message": "socat with EXEC/SYSTEM 
 }
 
 deny contains {"rule": "remote.upload", "message": sprintf("%s uploads the local file %s; sending files off the machine is not allowed — share the content with the user instead", [who(p), p.raw])} if {
+	input.present.uploads
 	some p in paths
 	p.role == "upload"
 }

@@ -38,6 +38,36 @@ network_granted if {
 	network_client(c)
 }
 
+# ---- the present index ----
+#
+# The gate adds input.present, an index of what the facts hold (command and
+# wrapper names, access kinds, zones, dynamic kinds, and flags). Rules open
+# with a look-up in it, such as input.present.names.chmod: OPA indexes such
+# references, so a rule that cannot apply costs nothing. Inputs written by
+# hand (unit tests) can be completed with complete(doc).
+
+complete(doc) := doc if doc.present
+
+else := object.union(doc, {"present": present_of(doc)})
+
+present_of(doc) := object.union(lists, {k: true | some k, v in flags; v}) if {
+	cmds := object.get(doc, "commands", [])
+	ps := object.get(doc, "paths", [])
+	lists := {
+		"names": {n: true | some c in cmds; some n in array.concat([c.name], object.get(c, "wrappers", [])); n != ""},
+		"access": {x.access: true | some x in ps},
+		"zones": {x.zone: true | some x in ps},
+		"dynamic": {d.kind: true | some d in object.get(doc, "dynamic", [])},
+	}
+	flags := {
+		"sensitive": count([x | some x in ps; object.get(x, "sensitive", false)]) > 0,
+		"assigns": count(object.get(doc, "assigns", [])) > 0,
+		"forks": count([f | some f in object.get(doc, "functions", []); object.get(f, "forks", false)]) > 0,
+		"pipelines": count(object.get(doc, "pipelines", [])) > 0,
+		"uploads": count([x | some x in ps; object.get(x, "role", "") == "upload"]) > 0,
+	}
+}
+
 # ---- helpers over the input ----
 
 is_exec if input.tool == "exec"

@@ -167,28 +167,28 @@ file_call(tool, args, paths) := {
 
 # rules is the set of rule ids that fired (deny and ask).
 rules(doc) := ids if {
-	ids := {r.rule | some r in toolgate.deny} | {r.rule | some r in toolgate.ask} with input as doc
+	ids := {r.rule | some r in toolgate.deny} | {r.rule | some r in toolgate.ask} with input as toolgate.complete(doc)
 }
 
 denied(doc) := ids if {
-	ids := {r.rule | some r in toolgate.deny} with input as doc
+	ids := {r.rule | some r in toolgate.deny} with input as toolgate.complete(doc)
 }
 
 asked(doc) := ids if {
-	ids := {r.rule | some r in toolgate.ask} with input as doc
+	ids := {r.rule | some r in toolgate.ask} with input as toolgate.complete(doc)
 }
 
 # messages is the set of messages the rule id produced.
 messages(doc, id) := ms if {
-	ms := {r.message | some r in toolgate.deny; r.rule == id} | {r.message | some r in toolgate.ask; r.rule == id} with input as doc
+	ms := {r.message | some r in toolgate.deny; r.rule == id} | {r.message | some r in toolgate.ask; r.rule == id} with input as toolgate.complete(doc)
 }
 
 verdict(doc) := v if {
-	v := toolgate.decision.decision with input as doc
+	v := toolgate.decision.decision with input as toolgate.complete(doc)
 }
 
 decision(doc) := d if {
-	d := toolgate.decision with input as doc
+	d := toolgate.decision with input as toolgate.complete(doc)
 }
 
 reason_keys(reasons) := [sprintf("%s\u0000%s", [r.rule, r.message]) | some r in reasons]
@@ -433,13 +433,13 @@ test_code_runner_knows_shells_interpreters_and_versioned_pythons if {
 }
 
 test_zones_are_narrower_for_file_tools if {
-	"system" in toolgate.readable_zones with input as plain_ls
-	"tmp" in toolgate.writable_zones with input as plain_ls
-	not "system" in toolgate.readable_zones with input as file_call("read_file", {"path": "/etc/hosts"}, [])
-	not "tmp" in toolgate.writable_zones with input as file_call("write_file", {"path": "/tmp/x"}, [])
+	"system" in toolgate.readable_zones with input as toolgate.complete(plain_ls)
+	"tmp" in toolgate.writable_zones with input as toolgate.complete(plain_ls)
+	not "system" in toolgate.readable_zones with input as toolgate.complete(file_call("read_file", {"path": "/etc/hosts"}, []))
+	not "tmp" in toolgate.writable_zones with input as toolgate.complete(file_call("write_file", {"path": "/tmp/x"}, []))
 }
 
 test_restrict_defaults_to_true if {
-	toolgate.restrict == true with input as plain_ls
-	toolgate.restrict == false with input as plain_ls with data.toolgate.config.restrict_to_workspace as false
+	toolgate.restrict == true with input as toolgate.complete(plain_ls)
+	toolgate.restrict == false with input as toolgate.complete(plain_ls) with data.toolgate.config.restrict_to_workspace as false
 }

@@ -4,6 +4,7 @@
 package toolgate
 
 deny contains {"rule": "workspace.write_outside", "message": sprintf("%s writes %s, outside the workspace; write inside the workspace (or /tmp for scratch files)", [who(p), p.raw])} if {
+	input.present.access.write
 	restrict
 	some p in paths
 	p.access == "write"
@@ -13,6 +14,7 @@ deny contains {"rule": "workspace.write_outside", "message": sprintf("%s writes 
 }
 
 deny contains {"rule": "workspace.delete_outside", "message": sprintf("%s deletes %s, outside the workspace; delete only paths inside the workspace", [who(p), p.raw])} if {
+	input.present.access.delete
 	restrict
 	some p in paths
 	p.access == "delete"
@@ -23,6 +25,7 @@ deny contains {"rule": "workspace.delete_outside", "message": sprintf("%s delete
 }
 
 deny contains {"rule": "workspace.cd_outside", "message": sprintf("changing directory to %s leaves the workspace; stay inside the workspace and use relative paths", [p.raw])} if {
+	input.present.access.cwd
 	restrict
 	some p in paths
 	p.access == "cwd"
@@ -40,11 +43,13 @@ deny contains {"rule": "workspace.read_outside", "message": sprintf("%s reads %s
 }
 
 deny contains {"rule": "workspace.unknown_path", "message": sprintf("%s uses the path %s, which depends on values known only at run time; write the path literally", [who(p), p.raw])} if {
+	input.present.zones.unknown
 	some p in paths
 	p.zone == "unknown"
 }
 
 deny contains {"rule": "workspace.source_outside", "message": sprintf("sourcing %s runs a script from outside the workspace; copy what you need into the workspace", [p.raw])} if {
+	input.present.access.exec
 	some p in paths
 	p.access == "exec"
 	p.command in {"source", "."}

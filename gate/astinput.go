@@ -104,15 +104,14 @@ func inputValue(in *Input) (ast.Value, error) {
 	}
 	pr := in.Present
 	if pr == nil {
-		x := f.Index()
-		pr = &x
+		pr = &parser.Present{}
 	}
-	present := [][2]*ast.Term{item("names", boolMap(pr.Names)), item("access", boolMap(pr.Access)),
+	present := [][2]*ast.Term{item("names", boolMap(pr.Names)), item("groups", boolMap(pr.Groups)), item("access", boolMap(pr.Access)),
 		item("zones", boolMap(pr.Zones)), item("dynamic", boolMap(pr.Dynamic))}
 	for _, kv := range []struct {
 		k string
 		v bool
-	}{{"sensitive", pr.Sensitive}, {"assigns", pr.Assigns}, {"forks", pr.Forks}, {"pipelines", pr.Pipelines}, {"uploads", pr.Uploads}} {
+	}{{"sensitive", pr.Sensitive}, {"assigns", pr.Assigns}, {"forks", pr.Forks}, {"pipelines", pr.Pipelines}, {"uploads", pr.Uploads}, {"writes", pr.Writes}, {"scripts", pr.Scripts}} {
 		if kv.v {
 			present = append(present, item(kv.k, boolean(true)))
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
 )
 
 // CheckInputEncoding compares inputValue with the JSON encoding of in.
@@ -35,7 +36,15 @@ func CheckInputEncoding(in *Input) error {
 // index, for comparison with the Go index.
 func (g *Gate) RegoPresent(in *Input) (any, error) {
 	presentOnce.Do(func() {
-		opts := []func(*rego.Rego){rego.Query("data.toolgate.present_of(input)"), rego.SetRegoVersion(ast.RegoV1)}
+		data := deepCopy(g.pol.Data)
+		tg, _ := data["toolgate"].(map[string]any)
+		idx, err := index(g.pol.Config())
+		if err != nil || tg == nil {
+			presentErr = fmt.Errorf("index: %v", err)
+			return
+		}
+		tg["index"] = idx
+		opts := []func(*rego.Rego){rego.Query("data.toolgate.present_of(input)"), rego.SetRegoVersion(ast.RegoV1), rego.Store(inmem.NewFromObject(data))}
 		for name, src := range g.pol.Modules {
 			opts = append(opts, rego.Module(name, src))
 		}

@@ -182,7 +182,7 @@ func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (
 	if err != nil {
 		return deny(c.ID, c.Tool, CodeInvalidArgs, err.Error())
 	}
-	pr := in.Facts.Index()
+	pr := g.an.Index(in.Facts)
 	in.Present = &pr
 	res = g.evaluate(ctx, c, in, tracer)
 	res.Input = in

@@ -180,28 +180,52 @@ func index(cfg map[string]any) (map[string]any, error) {
 		}
 	}
 	idx := map[string]any{"allowed_commands": allowed}
-	// Named lists become objects keyed by name: one look-up per question.
+	// Named lists and command groups become objects keyed by name (plus the
+	// entries that are glob patterns): one look-up per question.
+	lists := map[string][]any{}
+	if cg, ok := cfg["command_groups"].(map[string]any); ok {
+		for g, v := range cg {
+			l, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("data.toolgate.config.command_groups.%s: want a list of names, got %T", g, v)
+			}
+			lists[g] = l
+		}
+	} else if v, ok := cfg["command_groups"]; ok && v != nil {
+		return nil, fmt.Errorf("data.toolgate.config.command_groups: want an object of lists, got %T", v)
+	}
 	for _, name := range []string{"shells", "interpreters", "downloaders", "decoders", "rc_files"} {
+		l, _ := cfg[name].([]any)
+		lists[name] = l
+	}
+	if pm, ok := cfg["package_managers"].(map[string]any); ok {
+		var names []any
+		for k := range pm {
+			names = append(names, k)
+		}
+		lists["package_managers"] = names
+	}
+	groups, patterns := map[string]any{}, map[string]any{}
+	for name, list := range lists {
 		set := map[string]any{}
-		var patterns []any
-		list, _ := cfg[name].([]any)
+		pats := []any{}
 		for _, e := range list {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("data.toolgate.config.%s: entries must be strings, got %T", name, e)
+				return nil, fmt.Errorf("data.toolgate.config: %s entries must be strings, got %T", name, e)
 			}
 			if strings.ContainsAny(s, "*?[") {
-				patterns = append(patterns, s)
+				pats = append(pats, s)
 			} else {
 				set[s] = true
 			}
 		}
-		idx[name] = set
-		if patterns == nil {
-			patterns = []any{}
+		groups[name] = set
+		if len(pats) > 0 {
+			patterns[name] = pats
 		}
-		idx[name+"_patterns"] = patterns
 	}
+	idx["groups"], idx["group_patterns"] = groups, patterns
 	return idx, nil
 }
 

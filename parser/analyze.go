@@ -47,6 +47,9 @@ type Analyzer struct {
 	wrappers     map[string]bool
 	execSinks    map[string]bool
 	fileSinks    map[string]bool
+	// command groups, by exact name and by pattern
+	groupExact    map[string][]string
+	groupPatterns []groupPattern
 }
 
 // New returns an Analyzer for the given lists (empty lists take defaults).
@@ -59,8 +62,19 @@ func New(cfg Config) *Analyzer {
 		}
 		return m
 	}
-	return &Analyzer{cfg: cfg, shells: set(cfg.Shells), interpreters: cfg.Interpreters,
-		wrappers: set(cfg.Wrappers), execSinks: set(cfg.ExecSinkVars), fileSinks: set(cfg.FileSinkVars)}
+	a := &Analyzer{cfg: cfg, shells: set(cfg.Shells), interpreters: cfg.Interpreters,
+		wrappers: set(cfg.Wrappers), execSinks: set(cfg.ExecSinkVars), fileSinks: set(cfg.FileSinkVars),
+		groupExact: map[string][]string{}}
+	for g, names := range cfg.groups() {
+		for _, n := range names {
+			if strings.ContainsAny(n, "*?[") {
+				a.groupPatterns = append(a.groupPatterns, groupPattern{g, n})
+			} else {
+				a.groupExact[n] = append(a.groupExact[n], g)
+			}
+		}
+	}
+	return a
 }
 
 func (a *Analyzer) isInterpreter(name string) bool {

@@ -24,6 +24,15 @@ type Config struct {
 	ExecSinkVars []string `json:"exec_sink_vars"`
 	// FileSinkVars name a file a program reads or runs (BASH_ENV, …).
 	FileSinkVars []string `json:"file_sink_vars"`
+	// CommandGroups name sets of commands the policy asks about ("escalators",
+	// "disk", …). Entries may be glob patterns ("mkfs.*"). Shells,
+	// interpreters, downloaders and decoders are groups too, and the names
+	// of PackageManagers form the group "package_managers".
+	CommandGroups map[string][]string `json:"command_groups"`
+	Downloaders   []string            `json:"downloaders"`
+	Decoders      []string            `json:"decoders"`
+	// PackageManagers maps a package manager to its installing verbs.
+	PackageManagers map[string][]string `json:"package_managers"`
 }
 
 // DefaultConfig returns the lists of the design's default policy.
@@ -60,13 +69,32 @@ func (c Config) merged() Config {
 		return v
 	}
 	return Config{
-		Shells:         pick(c.Shells, d.Shells),
-		Interpreters:   pick(c.Interpreters, d.Interpreters),
-		Wrappers:       pick(c.Wrappers, d.Wrappers),
-		ReadRoots:      pick(c.ReadRoots, d.ReadRoots),
-		SensitivePaths: pick(c.SensitivePaths, d.SensitivePaths),
-		SensitiveNames: pick(c.SensitiveNames, d.SensitiveNames),
-		ExecSinkVars:   pick(c.ExecSinkVars, d.ExecSinkVars),
-		FileSinkVars:   pick(c.FileSinkVars, d.FileSinkVars),
+		Shells:          pick(c.Shells, d.Shells),
+		Interpreters:    pick(c.Interpreters, d.Interpreters),
+		Wrappers:        pick(c.Wrappers, d.Wrappers),
+		ReadRoots:       pick(c.ReadRoots, d.ReadRoots),
+		SensitivePaths:  pick(c.SensitivePaths, d.SensitivePaths),
+		SensitiveNames:  pick(c.SensitiveNames, d.SensitiveNames),
+		ExecSinkVars:    pick(c.ExecSinkVars, d.ExecSinkVars),
+		FileSinkVars:    pick(c.FileSinkVars, d.FileSinkVars),
+		CommandGroups:   c.CommandGroups,
+		Downloaders:     c.Downloaders,
+		Decoders:        c.Decoders,
+		PackageManagers: c.PackageManagers,
 	}
+}
+
+// groups returns every command group, the named lists included.
+func (c Config) groups() map[string][]string {
+	g := make(map[string][]string, len(c.CommandGroups)+5)
+	for k, v := range c.CommandGroups {
+		g[k] = v
+	}
+	g["shells"], g["interpreters"], g["downloaders"], g["decoders"] = c.Shells, c.Interpreters, c.Downloaders, c.Decoders
+	pm := make([]string, 0, len(c.PackageManagers))
+	for k := range c.PackageManagers {
+		pm = append(pm, k)
+	}
+	g["package_managers"] = pm
+	return g
 }

@@ -1,11 +1,14 @@
 package parser
 
+import "path"
+
 // Present is an index of what the facts contain, for policies to open rules
 // with a look-up OPA can index: a rule guarded by input.present.names.chmod is
 // skipped without evaluation when no chmod is present. Each key is present
 // only when true, so a missing key is an undefined reference.
 type Present struct {
 	Names     map[string]bool `json:"names"`   // every command name and wrapper name
+	Groups    map[string]bool `json:"groups"`  // command groups some name belongs to
 	Access    map[string]bool `json:"access"`  // access kinds of the path set
 	Zones     map[string]bool `json:"zones"`   // zones of the path set
 	Dynamic   map[string]bool `json:"dynamic"` // kinds of dynamic parts
@@ -14,11 +17,16 @@ type Present struct {
 	Forks     bool            `json:"forks,omitempty"`
 	Pipelines bool            `json:"pipelines,omitempty"`
 	Uploads   bool            `json:"uploads,omitempty"`
+	Writes    bool            `json:"writes,omitempty"`  // some path is written or deleted
+	Scripts   bool            `json:"scripts,omitempty"` // a nested script, eval, or script from stdin/<(…) is not literal
 }
 
-// Index computes the Present index of f.
-func (f *Facts) Index() Present {
-	p := Present{Names: map[string]bool{}, Access: map[string]bool{}, Zones: map[string]bool{}, Dynamic: map[string]bool{}}
+// scriptKinds are the dynamic kinds that mean code could not be read.
+var scriptKinds = map[string]bool{"nested_script": true, "eval": true, "procsubst_script": true, "stdin_script": true}
+
+// Index computes the Present index of f, with the command groups of a.
+func (a *Analyzer) Index(f *Facts) Present {
+	p := Present{Names: map[string]bool{}, Groups: map[string]bool{}, Access: map[string]bool{}, Zones: map[string]bool{}, Dynamic: map[string]bool{}}
 	for _, c := range f.Commands {
 		if c.Name != "" {
 			p.Names[c.Name] = true
@@ -27,8 +35,16 @@ func (f *Facts) Index() Present {
 			p.Names[w] = true
 		}
 	}
+	for n := range p.Names {
+		for _, g := range a.groupsOf(n) {
+			p.Groups[g] = true
+		}
+	}
 	for _, x := range f.Paths {
 		p.Access[x.Access] = true
+		if x.Access == "write" || x.Access == "delete" {
+			p.Writes = true
+		}
 		p.Zones[x.Zone] = true
 		if x.Sensitive {
 			p.Sensitive = true
@@ -39,6 +55,9 @@ func (f *Facts) Index() Present {
 	}
 	for _, d := range f.Dynamic {
 		p.Dynamic[d.Kind] = true
+		if scriptKinds[d.Kind] {
+			p.Scripts = true
+		}
 	}
 	for _, fn := range f.Functions {
 		if fn.Forks {
@@ -49,3 +68,19 @@ func (f *Facts) Index() Present {
 	p.Pipelines = len(f.Pipelines) > 0
 	return p
 }
+
+// groupsOf lists the command groups name belongs to.
+func (a *Analyzer) groupsOf(name string) []string {
+	if gs, ok := a.groupExact[name]; ok && len(a.groupPatterns) == 0 {
+		return gs
+	}
+	out := append([]string(nil), a.groupExact[name]...)
+	for _, gp := range a.groupPatterns {
+		if ok, _ := path.Match(gp.pattern, name); ok {
+			out = append(out, gp.group)
+		}
+	}
+	return out
+}
+
+type groupPattern struct{ group, pattern string }

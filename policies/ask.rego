@@ -26,31 +26,43 @@ ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a
 	sub2 in {"update", "add", "set-url", "sync", "prune", "show"}
 }
 
-network_clients := {
-	"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail",
-	"sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab",
-	"hub", "ping", "ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "twine",
-}
+network_client(c) if in_group(c.name, "downloaders")
 
-network_client(c) if in_list(c.name, "downloaders")
+network_client(c) if in_group(c.name, "network_clients")
 
-network_client(c) if c.name in network_clients
+network_client(c) if remote_copy(c)
 
-network_client(c) if {
-	c.name in {"scp", "rsync"}
+remote_copy(c) if {
+	in_group(c.name, "remote_copy")
 	some a in args(c)
 	not startswith(a, "-")
 	regex.match(`^([A-Za-z0-9._-]+@)?[A-Za-z0-9._-]+:|^rsync://`, a)
 }
 
 ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host; a person must approve network access", [c.name])} if {
+	input.present.groups.downloaders
 	some c in commands
-	network_client(c)
+	in_group(c.name, "downloaders")
 }
 
-package_managers := object.get(cfg, "package_managers", {})
+ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host; a person must approve network access", [c.name])} if {
+	input.present.groups.network_clients
+	some c in commands
+	in_group(c.name, "network_clients")
+}
+
+ask contains {"rule": "ask.network", "message": sprintf("%s copies to or from another host; a person must approve network access", [c.name])} if {
+	input.present.groups.remote_copy
+	some c in commands
+	remote_copy(c)
+}
+
+default package_managers := {}
+
+package_managers := data.toolgate.config.package_managers
 
 ask contains {"rule": "ask.package_install", "message": sprintf("%s %s installs packages from the network; a person must approve installs", [c.name, sub])} if {
+	input.present.groups.package_managers
 	some c in commands
 	subs := package_managers[c.name]
 	some sub in subs
@@ -72,8 +84,9 @@ installs(c, sub) if {
 }
 
 ask contains {"rule": "ask.package_install", "message": sprintf("%s -m pip install installs packages from the network; a person must approve installs", [c.name])} if {
+	input.present.groups.interpreters
 	some c in commands
-	code_runner(c.name)
+	in_group(c.name, "interpreters")
 	a := args(c)
 	some i, x in a
 	x == "-m"
@@ -82,8 +95,9 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s -m pip insta
 }
 
 ask contains {"rule": "ask.package_install", "message": sprintf("%s runs a package fetched from the registry; a person must approve installs", [c.name])} if {
+	input.present.groups.package_runners
 	some c in commands
-	c.name in {"npx", "pnpx", "bunx", "uvx"}
+	in_group(c.name, "package_runners")
 }
 
 ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s removes the repository's history; a person must approve", [p.raw])} if {

@@ -8,14 +8,16 @@ package toolgate
 command_text := lower(object.get(object.get(input, "args", {}), "command", ""))
 
 deny contains {"rule": "config.deny_pattern", "message": sprintf("the command matches the configured deny pattern %q", [pat])} if {
+	data.toolgate.config.deny_patterns[0]
 	is_exec
-	some pat in object.get(cfg, "deny_patterns", [])
+	some pat in data.toolgate.config.deny_patterns
 	regex.match(pat, command_text)
 }
 
 deny contains {"rule": "config.allow_pattern", "message": "the command matches none of the configured allow patterns; use one of the allowed commands"} if {
+	data.toolgate.config.allow_patterns[0]
 	is_exec
-	pats := object.get(cfg, "allow_patterns", [])
+	pats := data.toolgate.config.allow_patterns
 	count(pats) > 0
 	not allow_pattern_matches(pats)
 }
@@ -30,7 +32,7 @@ allow_pattern_matches(pats) if {
 allowed_index := object.get(idx, "allowed_commands", {})
 
 deny contains {"rule": "config.not_allowlisted", "message": sprintf("%s is not in the configured command allowlist; use one of the allowed commands", [concat(" ", c.argv)])} if {
-	count(object.get(cfg, "allowed_commands", [])) > 0
+	data.toolgate.config.allowed_commands[0]
 	some c in commands
 	not allowlisted(c)
 }

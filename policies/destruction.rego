@@ -20,18 +20,11 @@ deny contains {"rule": "destroy.workspace_root", "message": sprintf("refusing to
 	p.zone == "workspace_root"
 }
 
-disk_tools := {"wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "mkswap", "blkdiscard", "badblocks", "hdparm", "cryptsetup", "dmsetup", "lvremove", "vgremove", "pvremove", "zpool", "mdadm"}
-
 deny contains {"rule": "destroy.disk", "message": sprintf("%s formats or repartitions disks; this is never allowed from an agent", [c.name])} if {
+	input.present.groups.disk
 	some c in commands
-	disk_command(c)
+	in_group(c.name, "disk")
 }
-
-disk_command(c) if c.name in disk_tools
-
-disk_command(c) if startswith(c.name, "mkfs")
-
-disk_command(c) if startswith(c.name, "mke2fs")
 
 deny contains {"rule": "destroy.device_write", "message": sprintf("writing to the device %s destroys data; write to a file in the workspace instead", [p.raw])} if {
 	input.present.zones.device
@@ -41,6 +34,7 @@ deny contains {"rule": "destroy.device_write", "message": sprintf("writing to th
 }
 
 deny contains {"rule": "destroy.windows", "message": sprintf("%s is a destructive Windows command; use ordinary file commands on workspace paths", [c.name])} if {
+	input.present.groups.windows
 	some c in commands
 	windows_destructive(c)
 }
@@ -59,14 +53,16 @@ windows_destructive(c) if {
 	lower(a) in {"/s", "/q"}
 }
 
-power_commands := {"shutdown", "reboot", "poweroff", "halt", "kexec"}
-
 deny contains {"rule": "destroy.power", "message": sprintf("%s would stop or restart the machine; this is never allowed from an agent", [c.name])} if {
+	input.present.groups.power
 	some c in commands
 	power_off(c)
 }
 
-power_off(c) if c.name in power_commands
+power_off(c) if {
+	in_group(c.name, "power")
+	not c.name in {"init", "telinit", "systemctl", "loginctl"}
+}
 
 power_off(c) if {
 	c.name in {"init", "telinit"}
@@ -97,14 +93,16 @@ deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every pro
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s kills processes by the hundred; kill specific process ids instead", [c.name])} if {
 	input.present.names.killall5
+	input.present.names.killall5
 	some c in commands
-	c.name in {"killall5"}
+	c.name == "killall5"
 }
 
 deny contains {"rule": "destroy.recursive_outside", "message": sprintf("%s -R outside the workspace (%s); change modes or owners only inside the workspace", [c.name, p.raw])} if {
+	input.present.groups.perm_changers
 	restrict
 	some i, c in commands
-	c.name in {"chmod", "chown", "chgrp", "chattr", "setfacl"}
+	in_group(c.name, "perm_changers")
 	recursive(c)
 	some p in paths
 	p.cmd == i

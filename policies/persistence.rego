@@ -3,16 +3,20 @@
 package toolgate
 
 deny contains {"rule": "persist.scheduler", "message": sprintf("%s schedules commands to run later; run what you need now instead", [c.name])} if {
+	input.present.groups.schedulers
 	some c in commands
 	scheduler(c)
 }
 
 scheduler(c) if {
-	c.name == "crontab"
-	not args(c) == ["-l"]
+	in_group(c.name, "schedulers")
+	not listing_crontab(c)
 }
 
-scheduler(c) if c.name in {"at", "batch", "atrun", "anacron"}
+listing_crontab(c) if {
+	c.name == "crontab"
+	args(c) == ["-l"]
+}
 
 deny contains {"rule": "persist.service", "message": sprintf("systemctl %s installs or changes a service; services are not managed from an agent", [subcommand(c)])} if {
 	input.present.names.systemctl
@@ -22,24 +26,28 @@ deny contains {"rule": "persist.service", "message": sprintf("systemctl %s insta
 }
 
 deny contains {"rule": "persist.service", "message": sprintf("%s installs or starts services; services are not managed from an agent", [c.name])} if {
+	input.present.groups.services
 	some c in commands
-	c.name in {"systemd-run", "update-rc.d", "chkconfig", "launchctl", "rc-update", "service"}
+	in_group(c.name, "services")
 }
 
 deny contains {"rule": "persist.rc_file", "message": sprintf("%s changes the shell start-up file %s; start-up files are not changed from an agent", [who(p), p.raw])} if {
+	input.present.writes
 	some p in paths
 	p.access in {"write", "delete"}
 	not p.zone in {"workspace", "workspace_root", "tmp"}
-	in_list(base(p.real), "rc_files")
+	in_group(base(p.real), "rc_files")
 }
 
 deny contains {"rule": "persist.git_hooks", "message": sprintf("%s changes %s: git hooks run code on later git commands; edit project files instead", [who(p), p.raw])} if {
+	input.present.writes
 	some p in paths
 	p.access in {"write", "delete"}
 	contains(concat("", [p.real, "/"]), "/.git/hooks/")
 }
 
 deny contains {"rule": "persist.git_config", "message": sprintf("%s changes %s: git config can run code on later git commands; use git's command-line options for one-off settings", [who(p), p.raw])} if {
+	input.present.writes
 	some p in paths
 	p.access in {"write", "delete"}
 	git_config_file(p.real)
@@ -131,6 +139,7 @@ deny contains {"rule": "persist.ld_preload", "message": sprintf("setting %s inje
 }
 
 deny contains {"rule": "persist.history", "message": "clearing or disabling shell history hides what was done; leave history alone"} if {
+	input.present.groups.history
 	some c in commands
 	history_tamper(c)
 }

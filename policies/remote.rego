@@ -9,17 +9,17 @@ deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is 
 	reads_script_from_stdin(k)
 	some pl in object.get(input, "pipelines", [])
 	some i, j
-	in_list(pl[i], "downloaders")
+	in_group(pl[i], "downloaders")
 	pl[j] == c.name
 	i < j
 }
 
 deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("the output of %s is run as a script; download to a file in the workspace, read it, then decide", [c.name])} if {
+	input.present.scripts
+	input.present.groups.downloaders
 	some c in commands
 	c.context in {"subst", "procsubst"}
-	in_list(c.name, "downloaders")
-	some d in object.get(input, "dynamic", [])
-	d.kind in {"nested_script", "eval", "procsubst_script", "stdin_script"}
+	in_group(c.name, "downloaders")
 }
 
 deny contains {"rule": "remote.dev_tcp", "message": sprintf("%s opens a raw network socket through bash's /dev/tcp or /dev/udp; network access is not available this way", [p.raw])} if {
@@ -28,11 +28,10 @@ deny contains {"rule": "remote.dev_tcp", "message": sprintf("%s opens a raw netw
 	p.zone == "dev_net"
 }
 
-netcats := {"nc", "ncat", "netcat", "nc.openbsd", "nc.traditional", "pwncat"}
-
 deny contains {"rule": "remote.netcat_exec", "message": sprintf("%s with -e/-c/-l executes or listens: that is a remote shell; use a normal client such as curl for HTTP", [c.name])} if {
+	input.present.groups.netcats
 	some c in commands
-	c.name in netcats
+	in_group(c.name, "netcats")
 	netcat_exec(c)
 }
 

@@ -6,9 +6,8 @@
 # paths arrive already resolved and classified, so rules only look things up.
 package toolgate
 
-default cfg := {}
-
-cfg := data.toolgate.config
+# Tunables are read key by key from data.toolgate.config: reading the whole
+# object costs more than the rest of a typical decision.
 
 # decision is what the gate reads.
 decision := {"decision": verdict, "reasons": reasons, "sandbox": sandbox}
@@ -33,7 +32,7 @@ sandbox := {"network": network_granted, "profile": "default"}
 default network_granted := false
 
 network_granted if {
-	object.get(cfg, "allow_network", false) == true
+	data.toolgate.config.allow_network == true
 	some c in commands
 	network_client(c)
 }
@@ -53,11 +52,14 @@ else := object.union(doc, {"present": present_of(doc)})
 present_of(doc) := object.union(lists, {k: true | some k, v in flags; v}) if {
 	cmds := object.get(doc, "commands", [])
 	ps := object.get(doc, "paths", [])
+	dyn := object.get(doc, "dynamic", [])
+	names := {n | some c in cmds; some n in array.concat([c.name], object.get(c, "wrappers", [])); n != ""}
 	lists := {
-		"names": {n: true | some c in cmds; some n in array.concat([c.name], object.get(c, "wrappers", [])); n != ""},
+		"names": {n: true | some n in names},
+		"groups": {g: true | some n in names; some g, _ in idx.groups; in_group(n, g)},
 		"access": {x.access: true | some x in ps},
 		"zones": {x.zone: true | some x in ps},
-		"dynamic": {d.kind: true | some d in object.get(doc, "dynamic", [])},
+		"dynamic": {d.kind: true | some d in dyn},
 	}
 	flags := {
 		"sensitive": count([x | some x in ps; object.get(x, "sensitive", false)]) > 0,
@@ -65,8 +67,12 @@ present_of(doc) := object.union(lists, {k: true | some k, v in flags; v}) if {
 		"forks": count([f | some f in object.get(doc, "functions", []); object.get(f, "forks", false)]) > 0,
 		"pipelines": count(object.get(doc, "pipelines", [])) > 0,
 		"uploads": count([x | some x in ps; object.get(x, "role", "") == "upload"]) > 0,
+		"writes": count([x | some x in ps; x.access in {"write", "delete"}]) > 0,
+		"scripts": count([d | some d in dyn; d.kind in script_kinds]) > 0,
 	}
 }
+
+script_kinds := {"nested_script", "eval", "procsubst_script", "stdin_script"}
 
 # ---- helpers over the input ----
 
@@ -86,17 +92,19 @@ default idx := {}
 
 idx := data.toolgate.index
 
-# in_list(name, "shells") holds when name is in data.toolgate.config.shells.
-in_list(name, list) if idx[list][name]
+# in_group(name, "escalators") holds when name is in the command group
+# (data.toolgate.config.command_groups, or one of the named lists shells,
+# interpreters, downloaders, decoders, rc_files, or a package manager).
+in_group(name, group) if idx.groups[group][name]
 
-in_list(name, list) if {
-	some p in idx[concat("", [list, "_patterns"])]
+in_group(name, group) if {
+	some p in idx.group_patterns[group]
 	glob.match(p, [], name)
 }
 
-code_runner(name) if in_list(name, "shells")
+code_runner(name) if in_group(name, "shells")
 
-code_runner(name) if in_list(name, "interpreters")
+code_runner(name) if in_group(name, "interpreters")
 
 # reads_script_from_stdin(i) holds when command i is a shell or interpreter
 # whose program comes from a non-literal stdin (the parser's stdin_script).
@@ -172,4 +180,6 @@ else := {"workspace"}
 
 cwd_zones := {"workspace_root", "workspace", "tmp_root", "tmp"}
 
-restrict := object.get(cfg, "restrict_to_workspace", true)
+default restrict := true
+
+restrict := data.toolgate.config.restrict_to_workspace

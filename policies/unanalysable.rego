@@ -8,8 +8,9 @@ deny contains {"rule": "dynamic.command_name", "message": sprintf("the command n
 }
 
 deny contains {"rule": "dynamic.nested_script", "message": sprintf("%s runs a script that is not literal (%s), so it cannot be checked; write the commands out directly", [script_runner(d), d.text])} if {
+	input.present.scripts
 	some d in object.get(input, "dynamic", [])
-	d.kind in {"nested_script", "eval", "procsubst_script", "stdin_script"}
+	d.kind in script_kinds
 }
 
 script_runner(d) := commands[d.cmd].name if d.cmd >= 0
@@ -23,7 +24,7 @@ deny contains {"rule": "dynamic.decode_to_shell", "message": sprintf("decoded da
 	reads_script_from_stdin(k)
 	some pl in object.get(input, "pipelines", [])
 	some i, j
-	in_list(pl[i], "decoders")
+	in_group(pl[i], "decoders")
 	pl[j] == c.name
 	i < j
 }

@@ -3,6 +3,7 @@ package parser
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -103,6 +104,10 @@ type run struct {
 	cls   *classifier
 	facts *Facts
 	glob  int // directory entries read so far
+	// links made by the script (ln -s) that do not exist yet: link → target
+	links map[string]string
+	// calls between functions made in the background or a pipeline
+	forkCalls map[string][]string
 }
 
 // state is what a statement can change for the ones after it.
@@ -113,6 +118,8 @@ type state struct {
 	// cwdReal: cwd is an existing, symlink-free directory outside /proc
 	// and /dev, so relative paths may be resolved from it (ResolveFrom).
 	cwdReal bool
+	// aliases defined by the script (alias NAME=BODY, hash -p PATH NAME)
+	aliases map[string]string
 }
 
 func (s *state) clone() *state {
@@ -120,7 +127,59 @@ func (s *state) clone() *state {
 	for k, v := range s.vars {
 		n.vars[k] = v
 	}
+	if len(s.aliases) > 0 {
+		n.aliases = make(map[string]string, len(s.aliases))
+		for k, v := range s.aliases {
+			n.aliases[k] = v
+		}
+	}
 	return n
+}
+
+// merge makes st what is known after one of alts ran (alts may include st
+// itself, for a branch that may not run): a variable, alias or directory
+// that differs between them becomes unknown.
+func merge(st *state, alts ...*state) {
+	keys := map[string]bool{}
+	for _, a := range alts {
+		for k := range a.vars {
+			keys[k] = true
+		}
+	}
+	vars := map[string]string{}
+	for k := range keys {
+		v, ok := alts[0].vars[k]
+		for _, a := range alts[1:] {
+			if w, ok2 := a.vars[k]; !ok2 || w != v {
+				ok = false
+			}
+		}
+		if ok {
+			vars[k] = v
+		}
+	}
+	cwd, real := alts[0].cwd, alts[0].cwdReal
+	aliases := alts[0].aliases
+	for _, a := range alts[1:] {
+		if a.cwd != cwd {
+			cwd, real = "", false
+		}
+		if len(a.aliases) != len(aliases) {
+			aliases = unionAliases(aliases, a.aliases)
+		}
+	}
+	st.vars, st.cwd, st.cwdReal, st.aliases = vars, cwd, real, aliases
+}
+
+func unionAliases(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
 }
 
 // scope is how the statement being walked is nested.
@@ -155,6 +214,9 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 	case strings.IndexByte(src, 0) >= 0:
 		f.ParseError = &ParseError{Code: CodeNUL, Message: "command holds a NUL byte"}
 		return f
+	case len(opts.WorkingDir) > maxPath:
+		f.ParseError = &ParseError{Code: CodeTooLong, Message: fmt.Sprintf("working_dir is %d bytes, longer than the %d-byte limit", len(opts.WorkingDir), maxPath)}
+		return f
 	case strings.TrimSpace(src) == "":
 		f.ParseError = &ParseError{Code: CodeEmpty, Message: "command is empty"}
 		return f
@@ -179,6 +241,7 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		f.ParseError = &ParseError{Code: CodeEmpty, Message: "command is empty"}
 		return f
 	}
+	defer r.finishForks()
 	if err := r.stmts(file.Stmts, st, scope{ctx: "simple", fnIdx: -1}); err != nil {
 		var stop errStop
 		if errors.As(err, &stop) {
@@ -353,31 +416,55 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			return r.pipeline(c, st, sc, in)
-		default: // && and ||: both sides may run, in order
+		default: // && and ||: the right side may or may not run
 			if err := r.stmt(c.X, st, sc, in); err != nil {
 				return nil, err
 			}
-			return nil, r.stmt(c.Y, st, sc, stdin{})
+			y := st.clone()
+			if err := r.stmt(c.Y, y, sc, stdin{}); err != nil {
+				return nil, err
+			}
+			merge(st, st.clone(), y)
+			return nil, nil
 		}
 	case *syntax.Block:
 		return nil, r.stmtsIn(c.Stmts, st, sc, in)
 	case *syntax.Subshell:
 		return nil, r.stmtsIn(c.Stmts, st.clone(), sc, in)
 	case *syntax.IfClause:
+		// Each branch runs on its own copy; afterwards only what all of
+		// them (and not running any, without a final else) agree on is known.
+		var alts []*state
+		cur := st.clone()
+		hasElse := false
 		for cl := c; cl != nil; cl = cl.Else {
-			if err := r.stmtsIn(cl.Cond, st, sc, in); err != nil {
+			if len(cl.Cond) == 0 && cl != c {
+				hasElse = true
+			}
+			if err := r.stmtsIn(cl.Cond, cur, sc, in); err != nil {
 				return nil, err
 			}
-			if err := r.stmts(cl.Then, st, sc); err != nil {
+			branch := cur.clone()
+			if err := r.stmts(cl.Then, branch, sc); err != nil {
 				return nil, err
 			}
+			alts = append(alts, branch)
 		}
+		if !hasElse {
+			alts = append(alts, cur)
+		}
+		merge(st, alts...)
 		return nil, nil
 	case *syntax.WhileClause:
 		if err := r.stmtsIn(c.Cond, st, sc, in); err != nil {
 			return nil, err
 		}
-		return nil, r.stmts(c.Do, st, sc)
+		body := st.clone()
+		if err := r.stmts(c.Do, body, sc); err != nil {
+			return nil, err
+		}
+		merge(st, st.clone(), body)
+		return nil, nil
 	case *syntax.ForClause:
 		return nil, r.forClause(c, st, sc)
 	case *syntax.CaseClause:
@@ -390,20 +477,28 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 					return nil, err
 				}
 			}
-			if err := r.stmts(item.Stmts, st, sc); err != nil {
+		}
+		alts := []*state{st.clone()}
+		for _, item := range c.Items {
+			branch := st.clone()
+			if err := r.stmts(item.Stmts, branch, sc); err != nil {
 				return nil, err
 			}
+			alts = append(alts, branch)
 		}
+		merge(st, alts...)
 		return nil, nil
 	case *syntax.FuncDecl:
 		return nil, r.funcDecl(c, st, sc)
 	case *syntax.ArithmCmd:
+		r.arithAssigns(c.X, st)
 		return nil, r.substNode(c.X, st, sc)
 	case *syntax.LetClause:
 		for _, e := range c.Exprs {
 			if err := r.substNode(e, st, sc); err != nil {
 				return nil, err
 			}
+			r.arithAssigns(e, st)
 		}
 		return nil, nil
 	case *syntax.TestClause:
@@ -502,16 +597,27 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 			return nil
 		}
 		delete(st.vars, name)
-		return r.stmts(c.Do, st, sc)
+		body := st.clone()
+		if err := r.stmts(c.Do, body, sc); err != nil {
+			return err
+		}
+		merge(st, st.clone(), body)
+		return nil
 	case *syntax.CStyleLoop:
 		for _, e := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
 			if e != nil {
 				if err := r.substNode(e, st, sc); err != nil {
 					return err
 				}
+				r.arithAssigns(e, st)
 			}
 		}
-		return r.stmts(c.Do, st, sc)
+		body := st.clone()
+		if err := r.stmts(c.Do, body, sc); err != nil {
+			return err
+		}
+		merge(st, st.clone(), body)
+		return nil
 	}
 	return r.stop(CodeUnsupported, "unsupported loop %T", c.Loop)
 }
@@ -535,12 +641,39 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 	if c.Body == nil {
 		return nil
 	}
-	return r.stmt(c.Body, st.clone(), inner, stdin{})
+	body := st.clone()
+	if err := r.stmt(c.Body, body, inner, stdin{}); err != nil {
+		return err
+	}
+	// the function may be called later: what it changes becomes unknown
+	merge(st, st.clone(), body)
+	return nil
 }
 
 func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 	variant := c.Variant.Value
+	// -n (name reference), -l/-u/-c (case change), -i (arithmetic) make the
+	// stored value differ from the text assigned.
+	transforms := false
 	for _, as := range c.Args {
+		if as.Name == nil && as.Value != nil {
+			if f := as.Value.Lit(); strings.HasPrefix(f, "-") && strings.ContainsAny(f, "nluci") {
+				transforms = true
+			}
+		}
+	}
+	for _, as := range c.Args {
+		if transforms && as.Name != nil {
+			if as.Value != nil {
+				if err := r.substs(as.Value, st, sc); err != nil {
+					return err
+				}
+			}
+			if err := r.recordAssign(as.Name.Value, "(transformed)", true, st, sc, -1, nil); err != nil {
+				return err
+			}
+			continue
+		}
 		if as.Name == nil {
 			// flags such as -x, or names given by expansion
 			if as.Value != nil {
@@ -564,12 +697,22 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[string]string) error {
 	name := as.Name.Value
 	val, dyn := "", false
+	if as.Index != nil {
+		// a[$(cmd)]=x runs cmd; the element's value is not tracked
+		if err := r.substNode(as.Index, st, sc); err != nil {
+			return err
+		}
+		dyn = true
+	}
 	if as.Value != nil {
 		if err := r.substs(as.Value, st, sc); err != nil {
 			return err
 		}
 		f, ok := r.single(st, sc, as.Value)
-		val, dyn = f.text, !ok
+		val, dyn = f.text, dyn || !ok
+		if m, ok := r.mktemp(as.Value, st); ok {
+			val, dyn = m, false
+		}
 	}
 	if as.Array != nil {
 		for _, el := range as.Array.Elems {
@@ -604,6 +747,37 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
 		}
 	}
+	switch {
+	case strings.HasPrefix(name, "BASH_FUNC_"):
+		// an exported function: its body runs when the name is called
+		if dyn {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
+			return nil
+		}
+		return r.nested("f"+strings.TrimSpace(val), st, sc, "nested-shell")
+	case name == "PS0" || name == "PS1" || name == "PS2" || name == "PS4":
+		// prompts are expanded (and their substitutions run) when shown
+		if dyn {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
+			return nil
+		}
+		return r.nested(": "+strconvQuote(val), st, sc, "nested-shell")
+	case optionVars[name] && !dyn:
+		// NODE_OPTIONS='--require x.js', PERL5OPT=-Mx: files loaded by options
+		for _, tok := range strings.Fields(val) {
+			if _, after, ok := strings.Cut(tok, "="); ok && strings.HasPrefix(tok, "-") {
+				tok = after
+			}
+			for _, pfx := range []string{"-M", "-r", "-I", "-m"} {
+				if strings.HasPrefix(tok, pfx) && len(tok) > 2 && !strings.HasPrefix(tok, "--") {
+					tok = tok[2:]
+				}
+			}
+			if looksLikePath(tok) {
+				r.addPath(field{text: tok, pattern: tok}, st, "exec", cmd, "")
+			}
+		}
+	}
 	if r.a.execSinks[name] {
 		if dyn {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
@@ -621,8 +795,15 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 	return nil
 }
 
-// nested parses a literal script found inside another (sh -c, eval, …).
+// nested parses a literal script found inside another (sh -c, …) and walks
+// it in a copy of the state: a new process.
 func (r *run) nested(script string, st *state, sc scope, ctx string) error {
+	return r.nestedIn(script, st.clone(), sc, ctx, stdin{})
+}
+
+// nestedIn walks a literal script in st itself (eval, source of a literal)
+// with in as the first statement's stdin.
+func (r *run) nestedIn(script string, st *state, sc scope, ctx string, in stdin) error {
 	if sc.depth+1 > r.opts.MaxDepth {
 		return r.stop(CodeTooDeep, "nested scripts go deeper than %d levels", r.opts.MaxDepth)
 	}
@@ -633,7 +814,7 @@ func (r *run) nested(script string, st *state, sc scope, ctx string) error {
 	inner := sc
 	inner.depth++
 	inner.ctx = ctx
-	return r.stmts(file.Stmts, st.clone(), inner)
+	return r.stmtsIn(file.Stmts, st, inner, in)
 }
 
 // substs walks the command and process substitutions inside a word.
@@ -655,7 +836,11 @@ func (r *run) substNode(n syntax.Node, st *state, sc scope) error {
 			err = r.subshellList(x.Stmts, st, sc, "subst")
 			return false
 		case *syntax.ProcSubst:
-			err = r.subshellList(x.Stmts, st, sc, "procsubst")
+			in := stdin{}
+			if x.Op == syntax.CmdOut {
+				in = stdin{kind: "pipe"} // >(cmd): cmd reads what the outer command writes
+			}
+			err = r.subshellListIn(x.Stmts, st, sc, "procsubst", in)
 			return false
 		}
 		return true
@@ -664,13 +849,17 @@ func (r *run) substNode(n syntax.Node, st *state, sc scope) error {
 }
 
 func (r *run) subshellList(list []*syntax.Stmt, st *state, sc scope, ctx string) error {
+	return r.subshellListIn(list, st, sc, ctx, stdin{})
+}
+
+func (r *run) subshellListIn(list []*syntax.Stmt, st *state, sc scope, ctx string, in stdin) error {
 	if sc.depth+1 > r.opts.MaxDepth {
 		return r.stop(CodeTooDeep, "nested scripts go deeper than %d levels", r.opts.MaxDepth)
 	}
 	inner := sc
 	inner.depth++
 	inner.ctx = ctx
-	return r.stmts(list, st.clone(), inner)
+	return r.stmtsIn(list, st.clone(), inner, in)
 }
 
 // ---- expansion ----
@@ -687,6 +876,12 @@ type field struct {
 	// globWord: the word had an unquoted glob pattern, whatever it matched;
 	// a command name spelled this way is not static.
 	globWord bool
+	// wild: the word could be anything at all (a brace expansion too large
+	// to expand), so not even its prefix can be trusted.
+	wild bool
+	// substWord: the word holds a command substitution, even one whose
+	// output is known; a command name spelled this way is not static.
+	substWord bool
 }
 
 type env struct {
@@ -730,8 +925,57 @@ func (e env) Each(fn func(string, expand.Variable) bool) {
 
 var errGlobBudget = errors.New("glob reads too many entries")
 
+// closed returns the expansion config of a state: no globbing, unset
+// variables are errors, and only literal command substitutions expand.
+func (r *run) closed(st *state) *expand.Config {
+	return &expand.Config{Env: env{st, r.opts.Home}, NoUnset: true, CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+		if out, ok := r.substOutput(cs, st); ok {
+			_, err := io.WriteString(w, out)
+			return err
+		}
+		return errDynamic
+	}}
+}
+
+var errDynamic = errors.New("not known statically")
+
+// substOutput is the output of $(echo …) or $(printf …) with static
+// arguments: what bash would substitute, trailing newlines removed.
+func (r *run) substOutput(cs *syntax.CmdSubst, st *state) (string, bool) {
+	if len(cs.Stmts) != 1 {
+		return "", false
+	}
+	s := cs.Stmts[0]
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(s.Redirs) > 0 || s.Background || s.Negated || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return "", false
+	}
+	name := call.Args[0].Lit()
+	if name != "echo" && name != "printf" || r.shadowed(st, name) {
+		return "", false
+	}
+	for _, w := range call.Args {
+		if unknown, _, _ := r.unknownParts(w, st); unknown {
+			return "", false
+		}
+	}
+	fs, err := expand.Fields(&expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}, call.Args...)
+	if err != nil {
+		return "", false
+	}
+	argv := make([]field, len(fs))
+	for i, f := range fs {
+		argv[i] = field{text: f, pattern: f}
+	}
+	out := r.literalOut(argv, name == "echo", st)
+	if out == nil {
+		return "", false
+	}
+	return strings.TrimRight(*out, "\n"), true
+}
+
 func (r *run) config(st *state) *expand.Config {
-	cfg := &expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}
+	cfg := r.closed(st)
 	if st.cwd != "" {
 		cfg.ReadDir2 = func(dir string) ([]fs.DirEntry, error) {
 			ents, err := os.ReadDir(dir)
@@ -761,12 +1005,13 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		fs, err := expand.Fields(r.config(st), w)
 		if err != nil {
 			text, pattern := r.render(w, st)
-			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget)})
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget),
+				wild: strings.Contains(err.Error(), "brace expansion")})
 			continue
 		}
-		gw := wordHasUnquotedGlob(w)
+		gw, sw := wordHasUnquotedGlob(w), hasCmdSubst(w)
 		for _, s := range fs {
-			out = append(out, field{text: s, pattern: s, glob: gw && isGlob(s), globWord: gw})
+			out = append(out, field{text: s, pattern: s, glob: gw && isGlob(s), globWord: gw, substWord: sw})
 		}
 	}
 	return out
@@ -778,7 +1023,7 @@ func (r *run) single(st *state, sc scope, w *syntax.Word) (field, bool) {
 		text, pattern := r.render(w, st)
 		return field{text: text, pattern: pattern, dynamic: true}, false
 	}
-	s, err := expand.Literal(&expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}, w)
+	s, err := expand.Literal(r.closed(st), w)
 	if err != nil {
 		text, pattern := r.render(w, st)
 		return field{text: text, pattern: pattern, dynamic: true}, false
@@ -790,7 +1035,7 @@ func (r *run) literalDoc(w *syntax.Word, st *state) (string, bool) {
 	if unknown, _, _ := r.unknownParts(w, st); unknown {
 		return "", false
 	}
-	s, err := expand.Document(&expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}, w)
+	s, err := expand.Document(r.closed(st), w)
 	return s, err == nil
 }
 
@@ -800,7 +1045,12 @@ func (r *run) unknownParts(w *syntax.Word, st *state) (unknown, subst, proc bool
 	e := env{st, r.opts.Home}
 	syntax.Walk(w, func(n syntax.Node) bool {
 		switch x := n.(type) {
-		case *syntax.CmdSubst, *syntax.ArithmExp:
+		case *syntax.CmdSubst:
+			if _, ok := r.substOutput(x, st); !ok {
+				unknown, subst = true, true
+			}
+			return false
+		case *syntax.ArithmExp:
 			unknown, subst = true, true
 			return false
 		case *syntax.ProcSubst:
@@ -809,6 +1059,9 @@ func (r *run) unknownParts(w *syntax.Word, st *state) (unknown, subst, proc bool
 		case *syntax.ParamExp:
 			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil {
 				unknown = true
+			}
+			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.Contains(x.Exp.Word.Lit(), "P") {
+				unknown, subst = true, true // ${x@P} expands the value like a prompt: it can run code
 			}
 			return true
 		}
@@ -821,7 +1074,7 @@ func (r *run) unknownParts(w *syntax.Word, st *state) (unknown, subst, proc bool
 // returning the readable text and a pattern where unknown parts are "*".
 func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 	var tb, pb strings.Builder
-	cfg := &expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}
+	cfg := r.closed(st)
 	var part func(p syntax.WordPart, quoted bool)
 	part = func(p syntax.WordPart, quoted bool) {
 		switch x := p.(type) {
@@ -844,7 +1097,7 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 				part(q, true)
 			}
 			return
-		case *syntax.ParamExp:
+		case *syntax.ParamExp, *syntax.CmdSubst:
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {
 				tb.WriteString(s)
 				pb.WriteString(s)
@@ -909,4 +1162,150 @@ func wordHasUnquotedGlob(w *syntax.Word) bool {
 		}
 	}
 	return isGlob(lits.String())
+}
+
+// arithAssigns forgets variables an arithmetic expression assigns, and
+// flags arithmetic over variables whose text holds code: bash evaluates
+// array subscripts in such values ("a[$(cmd)]").
+func (r *run) arithAssigns(n syntax.Node, st *state) {
+	syntax.Walk(n, func(node syntax.Node) bool {
+		switch x := node.(type) {
+		case *syntax.BinaryArithm:
+			if x.Op >= syntax.Assgn && x.Op <= syntax.ShrAssgn {
+				if w, ok := x.X.(*syntax.Word); ok {
+					if name := w.Lit(); name != "" {
+						delete(st.vars, name)
+					}
+				}
+			}
+		case *syntax.UnaryArithm:
+			if w, ok := x.X.(*syntax.Word); ok {
+				if name := w.Lit(); name != "" && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
+					delete(st.vars, name)
+				}
+			}
+		case *syntax.Word:
+			if name := x.Lit(); name != "" {
+				if v, ok := st.vars[name]; ok && strings.ContainsAny(v, "$`[") {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + v, Cmd: -1})
+				}
+			}
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				if v, ok := st.vars[x.Param.Value]; ok && strings.ContainsAny(v, "$`[") {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: x.Param.Value + "=" + v, Cmd: -1})
+				}
+			}
+		}
+		return true
+	})
+}
+
+// optionVars hold command-line options an interpreter or tool reads from
+// the environment; files they load are exec paths.
+var optionVars = map[string]bool{"NODE_OPTIONS": true, "PERL5OPT": true, "RUBYOPT": true, "PYTHONWARNINGS": false, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true}
+
+func strconvQuote(s string) string {
+	// a double-quoted bash word whose expansions are the value's own
+	return "\"" + strings.NewReplacer(`"`, `\"`).Replace(s) + "\""
+}
+
+// mktemp recognises NAME=$(mktemp …): the value is a new path under the
+// sandbox's /tmp (or under -p DIR), which is where later uses resolve.
+func (r *run) mktemp(w *syntax.Word, st *state) (string, bool) {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return "", false
+	}
+	cs, ok := parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return "", false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "mktemp" || len(cs.Stmts[0].Redirs) > 0 {
+		return "", false
+	}
+	dir, template := "/tmp", ""
+	args := call.Args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i].Lit()
+		switch {
+		case a == "":
+			return "", false // not literal
+		case a == "-p" || a == "--tmpdir":
+			if i+1 >= len(args) || args[i+1].Lit() == "" {
+				return "", false
+			}
+			dir = args[i+1].Lit()
+			i++
+		case strings.HasPrefix(a, "--tmpdir="):
+			dir = strings.TrimPrefix(a, "--tmpdir=")
+		case strings.HasPrefix(a, "-p") && len(a) > 2:
+			dir = a[2:]
+		case strings.HasPrefix(a, "-"):
+		default:
+			template = a
+		}
+	}
+	name := "tmp.mktemp"
+	if template != "" {
+		if strings.Contains(template, "/") {
+			if !strings.HasPrefix(template, "/") {
+				if st.cwd == "" {
+					return "", false
+				}
+				return path.Clean(st.cwd + "/" + template), true
+			}
+			return path.Clean(template), true
+		}
+		name = template
+	}
+	if !strings.HasPrefix(dir, "/") {
+		if st.cwd == "" {
+			return "", false
+		}
+		dir = st.cwd + "/" + dir
+	}
+	return path.Clean(dir + "/" + name), true
+}
+
+// finishForks marks functions that reach themselves through calls made in
+// the background or a pipeline (a() { b|b& }; b() { a|a& }).
+func (r *run) finishForks() {
+	for i := range r.facts.Functions {
+		f := &r.facts.Functions[i]
+		if f.Forks || len(r.forkCalls) == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		stack := append([]string(nil), r.forkCalls[f.Name]...)
+		for len(stack) > 0 && !f.Forks {
+			n := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if n == f.Name {
+				f.Forks, f.Recursive = true, true
+				break
+			}
+			if !seen[n] {
+				seen[n] = true
+				stack = append(stack, r.forkCalls[n]...)
+			}
+		}
+	}
+}
+
+func hasCmdSubst(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.CmdSubst); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }

@@ -1,9 +1,11 @@
 package parser
 
 import (
+	"os"
 	"path"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -85,6 +87,20 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 		return nil, nil
 	}
 	argv := r.fields(st, sc, c.Args...)
+	if len(argv) > 0 && !argv[0].dynamic {
+		if body, ok := st.aliases[argv[0].text]; ok {
+			// an alias: its body, followed by the arguments, is what runs
+			script := body
+			for _, f := range argv[1:] {
+				if f.dynamic {
+					script += " " + f.text
+				} else {
+					script += " " + shellQuote(f.text)
+				}
+			}
+			return nil, r.nestedIn(script, st, sc, "nested-shell", in)
+		}
+	}
 	env := map[string]string{}
 	var pending []*syntax.Assign
 	pending = append(pending, c.Assigns...)
@@ -158,7 +174,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 			cmd.Dynamic = true
 		}
 	}
-	if len(argv) > 0 && !argv[0].dynamic && !argv[0].glob && !argv[0].globWord {
+	if len(argv) > 0 && !argv[0].dynamic && !argv[0].glob && !argv[0].globWord && !argv[0].substWord {
 		cmd.Name = base(argv[0].text)
 	} else if len(argv) > 0 {
 		kind := "command_name"
@@ -174,6 +190,13 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		if sc.forky {
 			r.facts.Functions[sc.fnIdx].Forks = true
 		}
+	}
+	if sc.fn != "" && sc.forky && cmd.Name != "" {
+		// a call that forks: a cycle of these is a fork bomb (see finishForks)
+		if r.forkCalls == nil {
+			r.forkCalls = map[string][]string{}
+		}
+		r.forkCalls[sc.fn] = append(r.forkCalls[sc.fn], cmd.Name)
 	}
 	for _, f := range argv[1:] {
 		if f.dynamic {
@@ -230,7 +253,7 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 		if a.dynamic {
 			break
 		}
-		if ws.assigns && isAssignWord(t) {
+		if ws.assigns && (isAssignWord(t) || name == "env" && strings.Contains(t, "=") && !strings.HasPrefix(t, "-")) {
 			k, v, _ := strings.Cut(t, "=")
 			if err := r.recordAssign(k, v, false, st, sc, idx, env); err != nil {
 				return nil, "", err
@@ -240,6 +263,16 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 		}
 		if t == "--" {
 			i++
+			if name == "env" {
+				// env -- NAME=VALUE … cmd: assignments still come first
+				for i < len(argv) && !argv[i].dynamic && strings.Contains(argv[i].text, "=") {
+					k, v, _ := strings.Cut(argv[i].text, "=")
+					if err := r.recordAssign(k, v, false, st, sc, idx, env); err != nil {
+						return nil, "", err
+					}
+					i++
+				}
+			}
 			break
 		}
 		if name == "env" && t == "-" {
@@ -438,14 +471,47 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	}
 	switch name {
 	case "eval":
-		return nil, r.evalArgs(idx, args, local, sc)
+		return nil, r.evalArgs(idx, args, st, sc)
+	case "read", "mapfile", "readarray", "getopts":
+		r.forgetAssigned(name, args, st)
+	case "unset":
+		for _, a := range args {
+			if !strings.HasPrefix(a.text, "-") {
+				delete(st.vars, a.text)
+				delete(st.aliases, a.text)
+			}
+		}
+		return nil, nil
+	case "hash":
+		// hash -p PATH NAME makes NAME run PATH
+		for k := 0; k+2 < len(args); k++ {
+			if args[k].text == "-p" && !args[k+1].dynamic && !args[k+2].dynamic {
+				r.setAlias(st, args[k+2].text, shellQuote(args[k+1].text))
+			}
+		}
+		return nil, nil
+	case "ln":
+		return nil, r.ln(idx, args, local)
+	case "shopt":
+		return nil, nil
 	case "source", ".":
 		if len(args) > 0 {
-			if args[0].proc {
+			switch {
+			case args[0].proc:
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: args[0].text, Cmd: idx})
-			} else {
+			case args[0].dynamic:
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[0].text, Cmd: idx})
+			case isStdinPath(args[0].text):
+				if err := r.stdinScript(idx, st, sc, in, true); err != nil {
+					return nil, err
+				}
+			default:
 				r.addPath(args[0], local, "exec", idx, name)
 			}
+		}
+		// the sourced file may set anything
+		for k := range st.vars {
+			delete(st.vars, k)
 		}
 		return nil, nil
 	case "alias":
@@ -458,10 +524,14 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				if err := r.nested(body, local, sc, "nested-shell"); err != nil {
 					return nil, err
 				}
+				r.setAlias(st, k, body)
 			}
 		}
 		return nil, nil
 	case "trap":
+		if len(args) > 0 && args[0].text == "--" {
+			args = args[1:]
+		}
 		if len(args) > 1 && args[0].text != "-p" && args[0].text != "-l" {
 			if args[0].dynamic {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[0].text, Cmd: idx})
@@ -510,12 +580,17 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				}
 			}
 		}
-	case "echo":
-		return literalOut(argv, true), nil
-	case "printf":
-		return literalOut(argv, false), nil
+	case "echo", "printf":
+		if name == "printf" {
+			r.forgetAssigned(name, args, st)
+		}
+		r.operands(idx, name, args, local)
+		if r.shadowed(st, name) {
+			return nil, nil
+		}
+		return r.literalOut(argv, name == "echo", st), nil
 	case "cat":
-		if len(args) == 0 && in.literal != nil {
+		if len(args) == 0 && in.literal != nil && !r.shadowed(st, name) {
 			return in.literal, nil
 		}
 	}
@@ -531,7 +606,7 @@ func cutFold(s, prefix string) (string, bool) {
 }
 
 // literalOut is what echo/printf print when every argument is static.
-func literalOut(argv []field, echo bool) *string {
+func (r *run) literalOut(argv []field, echo bool, st *state) *string {
 	var parts []string
 	for _, f := range argv[1:] {
 		if f.dynamic {
@@ -539,22 +614,214 @@ func literalOut(argv []field, echo bool) *string {
 		}
 		parts = append(parts, f.text)
 	}
+	cfg := &expand.Config{Env: env{st, r.opts.Home}}
 	if echo {
-		for len(parts) > 0 && (parts[0] == "-n" || parts[0] == "-e" || parts[0] == "-E" || parts[0] == "-ne" || parts[0] == "-en") {
+		escapes := false
+		for len(parts) > 0 && len(parts[0]) > 1 && parts[0][0] == '-' && strings.Trim(parts[0][1:], "neE") == "" {
+			if strings.ContainsRune(parts[0], 'e') {
+				escapes = true
+			}
 			parts = parts[1:]
 		}
 		s := strings.Join(parts, " ") + "\n"
+		if escapes {
+			// echo -e interprets backslash escapes as printf %b does
+			out, _, err := expand.Format(cfg, "%b", []string{s})
+			if err != nil {
+				return nil
+			}
+			s = out
+		}
 		return &s
 	}
-	if len(parts) == 0 {
+	if len(parts) > 0 && parts[0] == "--" {
+		parts = parts[1:]
+	}
+	if len(parts) == 0 || parts[0] == "-v" {
 		return nil
 	}
-	s := parts[0]
-	if len(parts) > 1 {
-		s = strings.Join(parts[1:], "\n")
+	out, _, err := expand.Format(cfg, parts[0], parts[1:])
+	if err != nil {
+		return nil
 	}
-	s = strings.ReplaceAll(s, `\n`, "\n")
-	return &s
+	return &out
+}
+
+// shadowed reports whether the script redefined name as a function or alias,
+// so its output is not what the builtin would print.
+func (r *run) shadowed(st *state, name string) bool {
+	if _, ok := st.aliases[name]; ok {
+		return true
+	}
+	for _, f := range r.facts.Functions {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// forgetAssigned drops the variables read, mapfile, getopts and printf -v
+// assign: their values come from input or formatting.
+func (r *run) forgetAssigned(name string, args []field, st *state) {
+	switch name {
+	case "printf":
+		for k := 0; k+1 < len(args); k++ {
+			if args[k].text == "-v" {
+				delete(st.vars, args[k+1].text)
+			}
+		}
+	case "getopts":
+		if len(args) > 1 {
+			delete(st.vars, args[1].text)
+		}
+	default:
+		valueOpts := map[string]bool{"-a": true, "-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true, "-O": true, "-s": true, "-C": true, "-c": true}
+		named := false
+		for k := 0; k < len(args); k++ {
+			t := args[k].text
+			if valueOpts[t] {
+				if t == "-a" && k+1 < len(args) {
+					delete(st.vars, args[k+1].text)
+				}
+				k++
+				continue
+			}
+			if strings.HasPrefix(t, "-") {
+				continue
+			}
+			delete(st.vars, t)
+			named = true
+		}
+		if !named {
+			delete(st.vars, "REPLY")
+			delete(st.vars, "MAPFILE")
+		}
+	}
+}
+
+func (r *run) setAlias(st *state, name, body string) {
+	if st.aliases == nil {
+		st.aliases = map[string]string{}
+	}
+	st.aliases[name] = body
+}
+
+func (r *run) cdpath(st *state) bool {
+	_, ok := st.vars["CDPATH"]
+	return ok
+}
+
+// isStdinPath names the standard input as a file.
+func isStdinPath(s string) bool {
+	return s == "/dev/stdin" || s == "/dev/fd/0" || s == "/proc/self/fd/0" || s == "/proc/thread-self/fd/0"
+}
+
+// ln: link names are written; a symbolic link's target is read relative to
+// the link's directory, and the link is remembered so later paths through it
+// resolve to where it points.
+func (r *run) ln(idx int, args []field, st *state) error {
+	symbolic, noTarget := false, false
+	var targetDir *field
+	var ops []field
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		switch {
+		case a.dynamic || !strings.HasPrefix(t, "-") || t == "-":
+			ops = append(ops, a)
+		case t == "--":
+			ops = append(ops, args[k+1:]...)
+			k = len(args)
+		case t == "-t" || t == "--target-directory":
+			if k+1 < len(args) {
+				v := args[k+1]
+				targetDir = &v
+				k++
+			}
+		case strings.HasPrefix(t, "--target-directory="):
+			v := field{text: strings.TrimPrefix(t, "--target-directory="), pattern: strings.TrimPrefix(t, "--target-directory=")}
+			targetDir = &v
+		case t == "--symbolic":
+			symbolic = true
+		case t == "--no-target-directory":
+			noTarget = true
+		case t == "-S" || t == "--suffix":
+			k++
+		case !strings.HasPrefix(t, "--"):
+			symbolic = symbolic || strings.ContainsRune(t, 's')
+			noTarget = noTarget || strings.ContainsRune(t, 'T')
+			if i := strings.IndexByte(t, 't'); i >= 0 {
+				if i+1 < len(t) {
+					v := field{text: t[i+1:], pattern: t[i+1:]}
+					targetDir = &v
+				} else if k+1 < len(args) {
+					v := args[k+1]
+					targetDir = &v
+					k++
+				}
+			}
+		}
+	}
+	type pair struct{ target, link field }
+	var pairs []pair
+	join := func(dir, target field) field {
+		return field{text: strings.TrimRight(dir.text, "/") + "/" + base(target.text), pattern: strings.TrimRight(dir.pattern, "/") + "/" + base(target.pattern), dynamic: dir.dynamic || target.dynamic}
+	}
+	switch {
+	case targetDir != nil:
+		for _, o := range ops {
+			pairs = append(pairs, pair{o, join(*targetDir, o)})
+		}
+	case len(ops) == 1:
+		pairs = append(pairs, pair{ops[0], field{text: base(ops[0].text), pattern: base(ops[0].pattern), dynamic: ops[0].dynamic}})
+	case len(ops) >= 2:
+		last := ops[len(ops)-1]
+		intoDir := !noTarget && (len(ops) > 2 || strings.HasSuffix(last.text, "/") || r.isDir(st, last))
+		for _, o := range ops[:len(ops)-1] {
+			link := last
+			if intoDir {
+				link = join(last, o)
+			}
+			pairs = append(pairs, pair{o, link})
+		}
+	}
+	for _, p := range pairs {
+		lp := r.addPath(p.link, st, "write", idx, "ln")
+		tst := st
+		if symbolic && !strings.HasPrefix(p.target.text, "/") && !strings.HasPrefix(p.target.text, "~") {
+			// a relative target is relative to the link's directory
+			dir := path.Dir(lp.Abs)
+			if lp.Zone == "unknown" {
+				dir = ""
+			}
+			tst = &state{cwd: dir, vars: st.vars}
+		}
+		tp := r.addPath(p.target, tst, "read", idx, "ln")
+		if symbolic && !lp.Dynamic && !tp.Dynamic && lp.Zone != "unknown" && tp.Zone != "unknown" {
+			if r.links == nil {
+				r.links = map[string]string{}
+			}
+			r.links[lp.Real] = tp.Real
+		}
+	}
+	return nil
+}
+
+func (r *run) isDir(st *state, f field) bool {
+	if f.dynamic || st.cwd == "" && !strings.HasPrefix(f.text, "/") {
+		return false
+	}
+	p := f.text
+	if !strings.HasPrefix(p, "/") {
+		p = st.cwd + "/" + p
+	}
+	real, exists, _ := Resolve(p)
+	if !exists {
+		return false
+	}
+	fi, err := os.Stat(real)
+	return err == nil && fi.IsDir()
 }
 
 // operands adds the path operands of a command to the path set.
@@ -592,7 +859,8 @@ func (r *run) evalArgs(idx int, args []field, st *state, sc scope) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	return r.nested(strings.Join(parts, " "), st, sc, "nested-shell")
+	// eval runs in the current shell: what it assigns stays
+	return r.nestedIn(strings.Join(parts, " "), st, sc, "nested-shell", stdin{})
 }
 
 // shell handles sh/bash/…: -c scripts are parsed again, script files are
@@ -655,6 +923,9 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 		r.guessRest(idx, name, args[i+1:], st)
 		return nil
 	}
+	if i < len(args) && !readsStdin && isStdinPath(args[i].text) {
+		return r.stdinScript(idx, st, sc, in, true)
+	}
 	if i < len(args) && !readsStdin {
 		f := args[i]
 		if f.proc || f.dynamic {
@@ -692,55 +963,103 @@ func (r *run) stdinScript(idx int, st *state, sc scope, in stdin, parse bool) er
 }
 
 // interpreter handles python/perl/node/…: inline code is left to the
-// sandbox; a script file is an exec path; a script on stdin must be literal.
+// sandbox; a script file is an exec path; a script on stdin must be literal;
+// files loaded by options (-r, -I, --require, --env-file) are exec paths;
+// in-place editing (perl -i, ruby -i, gawk -i inplace) writes its operands.
 func (r *run) interpreter(idx int, name string, args []field, st *state, sc scope, in stdin) error {
 	isAwk := strings.HasSuffix(name, "awk")
-	inline := false
+	inline, inPlace := false, false
+	value := func(i int) (field, bool) {
+		if i < len(args) {
+			return args[i], true
+		}
+		return field{}, false
+	}
+	loads := func(v field) {
+		t := v.text
+		if _, after, ok := strings.Cut(t, "="); ok && strings.HasPrefix(t, "-") {
+			t = after
+		}
+		if looksLikePath(t) || v.dynamic {
+			r.addPath(field{text: t, pattern: t, dynamic: v.dynamic, subst: v.subst}, st, "exec", idx, name)
+		}
+	}
 	i := 0
+	var rest []field
+options:
 	for i < len(args) {
 		a := args[i]
 		t := a.text
-		if a.dynamic && !inline {
-			break
-		}
-		if t == "-" {
-			break
-		}
-		if t == "--" {
-			i++
-			break
-		}
-		if len(t) < 2 || t[0] != '-' {
-			break
-		}
 		switch {
-		case t == "-c" || t == "-e" || t == "-E" || t == "--eval" || t == "-p" || t == "--print" || t == "-r" && name == "php" || t == "--command":
+		case a.dynamic && !inline:
+			break options
+		case t == "-":
+			break options
+		case t == "--":
+			i++
+			break options
+		case len(t) < 2 || t[0] != '-':
+			break options
+		case t == "-c" || t == "-e" || t == "-E" || t == "--eval" || t == "-p" || t == "--print" || t == "--command" || t == "-r" && name == "php":
 			inline = true
-			if i+1 < len(args) && args[i+1].dynamic {
-				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[i+1].text, Cmd: idx})
+			if v, ok := value(i + 1); ok && v.dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: v.text, Cmd: idx})
 			}
 			i += 2
-			continue
+		case t == "-m" && !isAwk:
+			// python -m MODULE ARGS: the rest belongs to the module
+			inline = true
+			rest = args[min(i+2, len(args)):]
+			r.guessRest(idx, name, rest, st)
+			return nil
 		case isAwk && (t == "-f" || t == "--file"):
-			if i+1 < len(args) {
-				r.addPath(args[i+1], st, "exec", idx, name)
+			if v, ok := value(i + 1); ok {
+				r.addPath(v, st, "exec", idx, name)
 			}
 			inline = true
 			i += 2
-			continue
-		case t == "-m" || t == "-W" || t == "-X" || t == "-I" || t == "-M" || t == "-r" || t == "--require" || t == "-v" || t == "-F" || t == "--import" || t == "-i" && isAwk:
-			if t == "-m" && !isAwk {
-				inline = true // python -m module runs a module, not a script from stdin
+		case isAwk && (t == "-i" || t == "--include"):
+			if v, ok := value(i + 1); ok && (v.text == "inplace" || strings.HasPrefix(v.text, "inplace")) {
+				inPlace = true
+			} else if ok {
+				loads(v)
 			}
 			i += 2
-			continue
-		case strings.HasPrefix(t, "-c") && !strings.HasPrefix(t, "--") && len(t) > 2 && name != "php",
-			strings.HasPrefix(t, "-e") && len(t) > 2, strings.HasPrefix(t, "-m") && len(t) > 2:
-			inline = true
+		case t == "-r" || t == "--require" || t == "-I" || t == "--import" || t == "--loader" || t == "--experimental-loader" || t == "--env-file" || t == "--preload" || t == "-M" && !isAwk:
+			if v, ok := value(i + 1); ok {
+				loads(v)
+			}
+			i += 2
+		case t == "-W" || t == "-X" || t == "-v" || t == "-F" || t == "-Q" || t == "-O" && name == "perl":
+			i += 2
+		case strings.HasPrefix(t, "--require=") || strings.HasPrefix(t, "--import=") || strings.HasPrefix(t, "--loader=") || strings.HasPrefix(t, "--env-file=") || strings.HasPrefix(t, "--experimental-loader="):
+			loads(a)
+			i++
+		case !strings.HasPrefix(t, "--") && (strings.HasPrefix(t, "-r") || strings.HasPrefix(t, "-I") || strings.HasPrefix(t, "-M")) && len(t) > 2 && name != "php" && !isAwk:
+			loads(field{text: t[2:], pattern: t[2:], dynamic: a.dynamic})
+			i++
+		default:
+			if !strings.HasPrefix(t, "--") {
+				// a cluster such as -pi, -ne, -lane, -c'…' attached
+				letters := t[1:]
+				if (name == "perl" || name == "ruby") && strings.ContainsRune(letters, 'i') {
+					inPlace = true
+				}
+				if k := strings.IndexAny(letters, "ceE"); k >= 0 && name != "php" {
+					inline = true
+					if k == len(letters)-1 {
+						// the code is the next argument
+						if v, ok := value(i + 1); ok && v.dynamic {
+							r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: v.text, Cmd: idx})
+						}
+						i++
+					}
+				}
+			}
+			i++
 		}
-		i++
 	}
-	rest := args[i:]
+	rest = args[min(i, len(args)):]
 	if !inline && len(rest) > 0 && rest[0].text != "-" {
 		if isAwk {
 			rest = rest[1:] // the program text
@@ -752,9 +1071,17 @@ func (r *run) interpreter(idx int, name string, args []field, st *state, sc scop
 			} else {
 				r.addPath(f, st, "exec", idx, name)
 			}
-			r.guessRest(idx, name, rest[1:], st)
-			return nil
+			rest = rest[1:]
+			inline = true
 		}
+	}
+	if inPlace {
+		for _, a := range rest {
+			if !strings.HasPrefix(a.text, "-") || a.dynamic {
+				r.addPath(a, st, "write", idx, name)
+			}
+		}
+		return nil
 	}
 	r.guessRest(idx, name, rest, st)
 	if !inline {
@@ -787,6 +1114,12 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 		if r.opts.Home != "" {
 			target = &field{text: r.opts.Home, pattern: r.opts.Home}
 		}
+	case !strings.HasPrefix(target.text, "/") && !strings.HasPrefix(target.text, ".") && r.cdpath(st):
+		// with CDPATH set, a relative cd may land anywhere on it
+		st.cwd, st.cwdReal = "", false
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "cwd", Text: "CDPATH cd " + target.text, Cmd: idx})
+		r.addPath(field{text: target.text, pattern: "*", dynamic: true, wild: true}, local, "cwd", idx, name)
+		return nil
 	case target.text == "-" && !target.dynamic:
 		if old, ok := st.vars["OLDPWD"]; ok {
 			target = &field{text: old, pattern: old}
@@ -827,12 +1160,16 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		starts = []field{{text: ".", pattern: "."}}
 	}
 	access := "read"
-	filtered := false
+	filtered, maxdepth0 := false, false
 	for j := k; j < len(args); j++ {
 		switch args[j].text {
 		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-newer", "-mtime", "-mmin",
 			"-atime", "-amin", "-ctime", "-cmin", "-size", "-perm", "-inum", "-samefile", "-empty":
 			filtered = true
+		case "-maxdepth":
+			if j+1 < len(args) && args[j+1].text == "0" {
+				maxdepth0 = true
+			}
 		case "-delete":
 			access = "delete"
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
@@ -842,7 +1179,7 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		}
 	}
 	for _, s := range starts {
-		if access == "delete" && filtered {
+		if access == "delete" && filtered && !maxdepth0 {
 			// tests narrow what is deleted to matches below the start
 			r.addPath(s, st, "read", idx, "find")
 			child := strings.TrimRight(s.text, "/") + "/{}"
@@ -863,10 +1200,16 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		sub := make([]field, 0, end-j-1)
 		for _, a := range args[j+1 : end] {
 			if strings.Contains(a.text, "{}") {
-				// each start stands for what find finds below it
+				// {} is what find finds: the start itself (unless a test
+				// narrows the matches) and what lies below it
 				for _, s := range starts {
-					v := strings.ReplaceAll(a.text, "{}", strings.TrimRight(s.text, "/")+"/{}")
-					sub = append(sub, field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic})
+					if !filtered || maxdepth0 {
+						sub = append(sub, field{text: strings.ReplaceAll(a.text, "{}", s.text), pattern: strings.ReplaceAll(a.pattern, "{}", s.pattern), dynamic: s.dynamic})
+					}
+					if !maxdepth0 {
+						v := strings.ReplaceAll(a.text, "{}", strings.TrimRight(s.text, "/")+"/{}")
+						sub = append(sub, field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic})
+					}
 				}
 				continue
 			}
@@ -961,6 +1304,7 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 // read when creating and written (under -C) when extracting.
 func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 	mode := ""
+	absolute := false
 	var archive *field
 	dir := st.cwd
 	var members []field
@@ -992,6 +1336,12 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				}
 			}
 			switch key {
+			case "--absolute-names":
+				absolute = true
+			case "--one-top-level":
+				if eq {
+					r.addPath(field{text: val, pattern: val}, st, "write", idx, "tar")
+				}
 			case "--create":
 				mode = "create"
 			case "--extract", "--get":
@@ -1005,7 +1355,8 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				p := r.addPath(field{text: val, pattern: val}, st, "cwd", idx, "tar")
 				dir = p.Real
 			case "--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command":
-				if err := r.nested(val, st, sc, "nested-shell"); err != nil {
+				// these programs read archive data on stdin
+				if err := r.nestedIn(val, st.clone(), sc, "nested-shell", stdin{kind: "pipe"}); err != nil {
 					return err
 				}
 			case "--checkpoint-action":
@@ -1023,6 +1374,9 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 			for j := 0; j < len(letters); j++ {
 				ch := letters[j]
 				setMode(ch)
+				if ch == 'P' {
+					absolute = true
+				}
 				if strings.IndexByte("fCIXTb", ch) >= 0 {
 					var v field
 					if j+1 < len(letters) && t[0] == '-' {
@@ -1040,7 +1394,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 						p := r.addPath(v, &state{cwd: dir, vars: st.vars}, "cwd", idx, "tar")
 						dir = p.Real
 					case 'I':
-						if err := r.nested(v.text, st, sc, "nested-shell"); err != nil {
+						if err := r.nestedIn(v.text, st.clone(), sc, "nested-shell", stdin{kind: "pipe"}); err != nil {
 							return err
 						}
 					case 'X', 'T':
@@ -1064,6 +1418,10 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 	}
 	memberAcc := "read"
 	at := &state{cwd: dir, vars: st.vars}
+	if mode == "extract" && absolute {
+		// -P keeps leading "/" and "..": members may land anywhere
+		r.addPath(field{text: "{member}", pattern: "*", dynamic: true, wild: true}, at, "write", idx, "tar")
+	}
 	if mode == "extract" {
 		memberAcc = "write"
 		if len(members) == 0 {

@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// maxPath is PATH_MAX: longer paths are not resolved.
+const maxPath = 4096
+
 // addPath normalizes one path argument, classifies it and adds it to the
 // path set. Static paths are resolved through symlinks in kernel order;
 // globs that matched nothing and paths with dynamic parts are judged by
@@ -24,6 +27,12 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 	text = r.tilde(text)
 	if text == "" {
 		text = "."
+	}
+	if len(text) > maxPath {
+		// longer than PATH_MAX: the kernel would refuse it; nothing to resolve
+		p.Abs, p.Zone = text[:64]+"…", "unknown"
+		r.facts.Paths = append(r.facts.Paths, p)
+		return p
 	}
 	var joined string
 	fromCwd := false
@@ -49,6 +58,13 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		}
 		p.Real, p.Exists = real, exists
 		p.Zone = r.cls.zone(real)
+		if !exists {
+			if t, ok := r.throughLinks(real); ok {
+				real, exists, loop = Resolve(t)
+				p.Real, p.Exists = real, exists
+				p.Zone = r.cls.zone(real)
+			}
+		}
 		if loop {
 			p.Zone = "unknown" // a symlink loop: where it leads cannot be told
 		}
@@ -71,12 +87,17 @@ func (r *run) classifyPattern(p *Path, joined string, f field) {
 	if prefixDir == "" {
 		prefixDir = "/"
 	}
-	realPrefix, _, _ := Resolve(prefixDir)
+	realPrefix, exists, _ := Resolve(prefixDir)
+	if !exists {
+		if t, ok := r.throughLinks(realPrefix); ok {
+			realPrefix, _, _ = Resolve(t)
+		}
+	}
 	p.Real = strings.TrimSuffix(realPrefix, "/") + "/" + rest
 	couldBeEmpty := f.dynamic && strings.Trim(rest, "*/") == ""
 	switch {
-	case f.subst, containsDotDot(rest):
-		// command output, or ".." after an unknown part, could lead anywhere
+	case f.wild, containsDotDot(rest):
+		// a word that could be anything, or ".." after an unknown part
 		p.Zone = "unknown"
 	case couldBeEmpty:
 		p.Zone = r.cls.zone(realPrefix)
@@ -122,4 +143,18 @@ func (r *run) tilde(s string) string {
 		return home
 	}
 	return home + "/" + rest
+}
+
+// throughLinks rewrites a path that runs through a symbolic link the script
+// created earlier (ln -s) to run through the link's target instead.
+func (r *run) throughLinks(real string) (string, bool) {
+	for link, target := range r.links {
+		if real == link {
+			return target, true
+		}
+		if strings.HasPrefix(real, link+"/") {
+			return target + real[len(link):], true
+		}
+	}
+	return "", false
 }

@@ -143,7 +143,11 @@ func procZone(p string) string {
 	first := comps[1]
 	switch {
 	case first == "self" || first == "thread-self":
-		if len(comps) > 2 && procPrivate[comps[2]] {
+		rest := comps[2:]
+		if len(rest) >= 2 && rest[0] == "task" {
+			rest = rest[2:] // /proc/self/task/TID/… is the same as /proc/self/…
+		}
+		if len(rest) > 0 && procPrivate[rest[0]] {
 			return "proc_private"
 		}
 		return "system"

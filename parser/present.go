@@ -1,6 +1,9 @@
 package parser
 
-import "path"
+import (
+	"path"
+	"strings"
+)
 
 // Present is an index of what the facts contain, for policies to open rules
 // with a look-up OPA can index: a rule guarded by input.present.names.chmod is
@@ -71,10 +74,13 @@ func (a *Analyzer) Index(f *Facts) Present {
 
 // groupsOf lists the command groups name belongs to.
 func (a *Analyzer) groupsOf(name string) []string {
-	if gs, ok := a.groupExact[name]; ok && len(a.groupPatterns) == 0 {
+	if gs, ok := a.groupExact[name]; ok && len(a.groupPatterns) == 0 && strings.ToLower(name) == name {
 		return gs
 	}
 	out := append([]string(nil), a.groupExact[name]...)
+	if low := strings.ToLower(name); low != name {
+		out = append(out, a.groupExact[low]...) // Windows and PowerShell names
+	}
 	for _, gp := range a.groupPatterns {
 		if ok, _ := path.Match(gp.pattern, name); ok {
 			out = append(out, gp.group)

@@ -118,3 +118,45 @@ ask contains {"rule": "ask.git_destructive", "message": "git clean -x also delet
 git_clean_ignored(c) if short_flag(c, "x")
 
 git_clean_ignored(c) if short_flag(c, "X")
+
+publishing := {"npm": {"publish", "unpublish", "login", "adduser", "owner", "deprecate"}, "pnpm": {"publish"}, "yarn": {"publish", "npm"}, "cargo": {"publish", "login", "yank", "owner"}, "gem": {"push", "signin"}, "docker": {"push", "pull", "login", "search"}, "podman": {"push", "pull", "login", "search"}, "helm": {"push", "pull", "repo"}}
+
+ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a registry; a person must approve network access", [c.name, subcommand(c)])} if {
+	some c in commands
+	subs := publishing[c.name]
+	subcommand(c) in subs
+}
+
+ask contains {"rule": "ask.network", "message": sprintf("%s listens for or opens network connections; a person must approve network access", [concat(" ", array.slice(c.argv, 0, 3))])} if {
+	some c in commands
+	listener(c)
+}
+
+listener(c) if {
+	code_runner(c.name)
+	a := args(c)
+	some i, x in a
+	x == "-m"
+	a[i + 1] in {"http.server", "SimpleHTTPServer", "smtpd", "pyftpdlib", "uvicorn", "flask"}
+}
+
+listener(c) if {
+	c.name == "php"
+	short_flag(c, "S")
+}
+
+listener(c) if {
+	c.name == "openssl"
+	subcommand(c) in {"s_client", "s_server", "s_time"}
+}
+
+listener(c) if {
+	input.present.groups.listeners
+	in_group(c.name, "listeners")
+	c.name != "busybox"
+}
+
+listener(c) if {
+	"busybox" in c.wrappers
+	c.name in {"httpd", "nc", "telnetd", "ftpd", "tftpd", "udhcpd"}
+}

@@ -34,23 +34,30 @@ deny contains {"rule": "destroy.device_write", "message": sprintf("writing to th
 }
 
 deny contains {"rule": "destroy.windows", "message": sprintf("%s is a destructive Windows command; use ordinary file commands on workspace paths", [c.name])} if {
-	input.present.groups.windows
 	some c in commands
 	windows_destructive(c)
 }
 
-windows_destructive(c) if lower(c.name) in {"format", "format.com", "diskpart", "diskpart.exe", "cipher", "vssadmin", "bcdedit"}
+windows_destructive(c) if lower(c.name) in {"format", "format.com", "diskpart", "diskpart.exe", "cipher", "cipher.exe", "vssadmin", "bcdedit", "format-volume", "clear-disk", "initialize-disk", "stop-computer", "restart-computer"}
 
+# del /f, del /F/S/Q, rmdir /s: the switches may run together
 windows_destructive(c) if {
-	lower(c.name) in {"del", "erase", "del.exe"}
+	lower(c.name) in {"del", "erase", "del.exe", "rmdir", "rd"}
 	some a in args(c)
-	lower(a) in {"/f", "/q", "/s", "/a"}
+	regex.match(`^(/[A-Za-z:-]+)+$`, a)
+	regex.match(`(?i)/[fsqa]`, a)
 }
 
 windows_destructive(c) if {
-	lower(c.name) in {"rmdir", "rd"}
+	lower(c.name) in {"remove-item", "rm.exe"}
 	some a in args(c)
-	lower(a) in {"/s", "/q"}
+	lower(a) in {"-recurse", "-force", "-r"}
+}
+
+windows_destructive(c) if {
+	lower(c.name) in {"wmic", "wbadmin"}
+	some a in args(c)
+	lower(a) == "delete"
 }
 
 deny contains {"rule": "destroy.power", "message": sprintf("%s would stop or restart the machine; this is never allowed from an agent", [c.name])} if {
@@ -87,9 +94,21 @@ deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every pro
 	some c in commands
 	c.name == "kill"
 	a := args(c)
-	count(a) >= 2
-	a[count(a) - 1] == "-1"
+	some i, x in a
+	x == "-1"
+	i > 0 # "-1" first is a signal number
 }
+
+deny contains {"rule": "destroy.kill_all", "message": sprintf("%s -u kills every process of a user; kill specific process ids instead", [c.name])} if {
+	input.present.groups.killers
+	some c in commands
+	c.name in {"pkill", "killall"}
+	killall_user(c)
+}
+
+killall_user(c) if short_flag(c, "u")
+
+killall_user(c) if long_flag(c, "--user")
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s kills processes by the hundred; kill specific process ids instead", [c.name])} if {
 	input.present.names.killall5

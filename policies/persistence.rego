@@ -71,6 +71,8 @@ code_key(k) if {
 
 code_key(k) if regex.match(`(?i)^diff\..*\.(textconv|command)$`, k)
 
+code_key(k) if regex.match(`(?i)^(gpg\..*program|gpg\.ssh\.defaultkeycommand|interactive\.difffilter|core\.alternaterefscommand|trailer\..*\.(cmd|command)|remote\..*\.(uploadpack|receivepack|vcs|proxy)|submodule\..*\.update|browser\..*\.(cmd|path)|man\..*\.(cmd|path)|hook\..*\.command|.*\.textconv|protocol\..*allow|core\.(sshcommand|askpass|editor|pager|hookspath|fsmonitor|gitproxy|worktree)|uploadpack\..*|receive\..*hook.*)$`, k)
+
 code_key(k) if regex.match(`(?i)^merge\..*\.driver$`, k)
 
 deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets a value git runs as code; drop it and run the plain git command", [kv])} if {
@@ -130,6 +132,93 @@ deny contains {"rule": "persist.git_config", "message": sprintf("setting %s inje
 	a.name != "GIT_CONFIG_NOSYSTEM"
 }
 
+# git reads configuration, hooks and helper programs from these; pointing
+# them elsewhere runs code that was never checked.
+git_redirect_vars := {"GIT_DIR", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "XDG_CONFIG_HOME", "GIT_CONFIG", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_ALTERNATE_OBJECT_DIRECTORIES"}
+
+deny contains {"rule": "persist.git_config", "message": sprintf("setting %s makes git read configuration or programs from elsewhere; run git on the workspace's own repository", [a.name])} if {
+	input.present.assigns
+	some a in object.get(input, "assigns", [])
+	a.name in git_redirect_vars
+}
+
+deny contains {"rule": "persist.git_config", "message": sprintf("git %s makes git read configuration or programs from elsewhere; run git on the workspace's own repository", [f])} if {
+	input.present.names.git
+	some c in commands
+	c.name == "git"
+	some f in ["--git-dir", "--exec-path", "--config-env", "--template", "--separate-git-dir"]
+	long_flag(c, f)
+}
+
+# writes into .git by anything but git itself (hooks, config, modules, worktrees)
+deny contains {"rule": "persist.git_hooks", "message": sprintf("%s writes %s inside .git; git reads hooks and configuration from there — edit project files instead", [who(p), p.raw])} if {
+	input.present.writes
+	some p in paths
+	p.access == "write"
+	inside_git_dir(p.real)
+}
+
+inside_git_dir(f) if f == concat("/", [input.workspace, ".git"])
+
+inside_git_dir(f) if startswith(f, concat("/", [input.workspace, ".git/"]))
+
+deny contains {"rule": "persist.tool_config", "message": sprintf("%s changes the tool's user configuration, which later builds run with; pass options on the command line instead", [concat(" ", array.slice(c.argv, 0, 3))])} if {
+	input.present.groups.tool_config
+	some c in commands
+	tool_config_change(c)
+}
+
+tool_config_change(c) if {
+	c.name == "go"
+	subcommand(c) == "env"
+	some f in ["w", "u"]
+	short_flag(c, f)
+}
+
+tool_config_change(c) if {
+	c.name in {"npm", "pnpm", "yarn", "pip", "pip3", "conda", "poetry", "gem", "cargo"}
+	a := args(c)
+	some i, x in a
+	x == "config"
+	a[i + 1] in {"set", "delete", "unset", "edit", "--add", "--set", "--remove"}
+}
+
+tool_config_change(c) if {
+	c.name in {"npm", "pnpm"}
+	subcommand(c) in {"set", "config-set"}
+}
+
+injection_vars := {"GCONV_PATH", "PERL5OPT", "RUBYOPT", "PERL5DB", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER"}
+
+# option variables are fine unless the options run programs
+injected_options := {
+	"GOFLAGS": `-(toolexec|exec|vettool|overlay)`,
+	"TAR_OPTIONS": `(command|program|checkpoint-action|info-script|-I|rsh)`,
+	"MAKEFLAGS": `(SHELL|--eval|-E)`,
+	"CARGO_TARGET_DIR": `^$`,
+}
+
+deny contains {"rule": "persist.env_injection", "message": sprintf("%s with these options makes the tool run other programs; pass options on the command line", [a.name])} if {
+	input.present.assigns
+	some a in object.get(input, "assigns", [])
+	pattern := injected_options[a.name]
+	pattern != `^$`
+	regex.match(pattern, a.value)
+}
+
+deny contains {"rule": "persist.env_injection", "message": sprintf("setting %s makes a program load or run extra code; run the program plainly", [a.name])} if {
+	input.present.assigns
+	some a in object.get(input, "assigns", [])
+	a.name in injection_vars
+}
+
+deny contains {"rule": "persist.env_injection", "message": "NODE_OPTIONS that load modules make node run extra code; run node plainly"} if {
+	input.present.assigns
+	some a in object.get(input, "assigns", [])
+	a.name == "NODE_OPTIONS"
+	regex.match(`(^|\s)(-r|--require|--import|--loader|--experimental-loader)`, a.value)
+}
+
 ld_vars := {"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "LD_DEBUG_OUTPUT"}
 
 deny contains {"rule": "persist.ld_preload", "message": sprintf("setting %s injects libraries into every program; build and link normally instead", [a.name])} if {
@@ -158,6 +247,12 @@ history_tamper(c) if {
 }
 
 history_tamper(c) if {
+	c.name == "shopt"
+	short_flag(c, "u")
+	"history" in args(c)
+}
+
+history_tamper(c) if {
 	c.name == "set"
 	a := args(c)
 	some i, x in a
@@ -169,4 +264,11 @@ deny contains {"rule": "persist.history", "message": sprintf("setting %s hides s
 	input.present.assigns
 	some a in object.get(input, "assigns", [])
 	a.name in {"HISTFILE", "HISTSIZE", "HISTFILESIZE", "HISTCONTROL", "HISTIGNORE"}
+}
+
+deny contains {"rule": "persist.service", "message": "loginctl enable-linger keeps user services running after logout; services are not managed from an agent"} if {
+	input.present.groups.power
+	some c in commands
+	c.name == "loginctl"
+	"enable-linger" in args(c)
 }

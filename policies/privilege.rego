@@ -36,7 +36,7 @@ install_modes(c) := {m |
 
 setuid_mode(a) if regex.match(`^[ugoa]*[+=][rwxXt]*s`, a)
 
-setuid_mode(a) if regex.match(`^[0-7]*[2-7][0-7]{3}$`, a)
+setuid_mode(a) if regex.match(`^[=+]?[0-7]*[2-7][0-7]{3}$`, a)
 
 deny contains {"rule": "priv.capabilities", "message": sprintf("%s changes file capabilities; this is never allowed from an agent", [c.name])} if {
 	input.present.groups.capabilities
@@ -100,15 +100,26 @@ deny contains {"rule": "priv.container", "message": sprintf("%s %s with host pri
 	input.present.groups.containers
 	some c in commands
 	in_group(c.name, "containers")
-	subcommand(c) in {"run", "create", "exec"}
+	some sub in args(c)
+	sub in {"run", "create", "exec"}
 	container_privileged(c)
 }
 
 container_privileged(c) if long_flag(c, "--privileged")
 
 container_privileged(c) if {
-	some a in args(c)
-	a in {"--pid=host", "--net=host", "--network=host", "--ipc=host", "--uts=host", "--userns=host", "--cap-add=ALL", "--cap-add=SYS_ADMIN", "--security-opt=seccomp=unconfined", "--security-opt=apparmor=unconfined"}
+	some o in container_options(c)
+	o in {"--pid=host", "--net=host", "--network=host", "--ipc=host", "--uts=host", "--userns=host", "--cgroupns=host", "--cap-add=all", "--cap-add=sys_admin", "--cap-add=cap_sys_admin", "--cap-add=sys_module", "--cap-add=sys_ptrace", "--cap-add=dac_read_search", "--security-opt=seccomp=unconfined", "--security-opt=apparmor=unconfined", "--security-opt=label=disable", "--security-opt=label:disable", "--device=/dev/mem", "--device=/dev/kmem"}
+}
+
+# container_options(c) normalizes "--opt value" and "--opt=value" to
+# lower-case "--opt=value".
+container_options(c) := {lower(o) | some o in args(c); startswith(o, "--"); contains(o, "=")} | {lower(concat("=", [a[i], a[i + 1]])) |
+	a := args(c)
+	some i, x in a
+	startswith(x, "--")
+	not contains(x, "=")
+	i + 1 < count(a)
 }
 
 container_privileged(c) if {
@@ -135,3 +146,28 @@ bind_of_host(spec) if regex.match(`(^|,)(source|src)=/(,|$)`, spec)
 bind_of_host(spec) if startswith(spec, "/etc:")
 
 bind_of_host(spec) if startswith(spec, "/root")
+
+deny contains {"rule": "priv.network_config", "message": sprintf("%s changes network interfaces or routes; network configuration is not changed from an agent", [concat(" ", array.slice(c.argv, 0, 3))])} if {
+	input.present.groups.net_config
+	some c in commands
+	in_group(c.name, "net_config")
+	net_change(c)
+}
+
+net_change(c) if {
+	c.name == "ip"
+	some a in args(c)
+	a in {"add", "del", "delete", "change", "replace", "set", "flush", "up", "down"}
+}
+
+net_change(c) if {
+	c.name in {"ifconfig", "route", "brctl", "tc", "ethtool", "iw"}
+	count(args(c)) > 1
+	not args(c) == ["-a"]
+}
+
+net_change(c) if {
+	c.name == "nmcli"
+	some a in args(c)
+	a in {"add", "delete", "modify", "up", "down", "connect", "disconnect", "off"}
+}

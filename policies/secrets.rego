@@ -14,3 +14,58 @@ deny contains {"rule": "secrets.process", "message": sprintf("%s reads %s, anoth
 	p.zone == "proc_private"
 	not p.sensitive
 }
+
+# Credential helpers print stored secrets on request.
+deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stored credentials; never read credentials — ask the user to provide what you need", [concat(" ", array.slice(c.argv, 0, 3))])} if {
+	input.present.names.git
+	some c in commands
+	c.name == "git"
+	subcommand(c) in {"credential", "credential-store", "credential-cache"}
+}
+
+deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stored credentials; never read credentials — ask the user to provide what you need", [c.name])} if {
+	input.present.groups.credential_helpers
+	some c in commands
+	in_group(c.name, "credential_helpers")
+}
+
+deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stored credentials; never read credentials — ask the user to provide what you need", [concat(" ", c.argv)])} if {
+	some c in commands
+	credential_dump(c)
+}
+
+credential_dump(c) if {
+	c.name == "gpg"
+	some f in ["--export-secret-keys", "--export-secret-subkeys"]
+	long_flag(c, f)
+}
+
+credential_dump(c) if {
+	c.name == "gh"
+	args(c)[0] == "auth"
+	args(c)[1] in {"token", "status"}
+	some a in args(c)
+	a in {"token", "--show-token", "-t"}
+}
+
+credential_dump(c) if {
+	c.name == "kubectl"
+	"config" in args(c)
+	"view" in args(c)
+	long_flag(c, "--raw")
+}
+
+credential_dump(c) if {
+	c.name == "aws"
+	args(c)[0] == "configure"
+	args(c)[1] in {"get", "export-credentials"}
+}
+
+credential_dump(c) if {
+	c.name in {"npm", "pnpm", "yarn"}
+	"config" in args(c)
+	some a in args(c)
+	regex.match(`(?i)(auth|token|password)`, a)
+}
+
+credential_dump(c) if startswith(c.name, "docker-credential-")

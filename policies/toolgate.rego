@@ -56,7 +56,7 @@ present_of(doc) := object.union(lists, {k: true | some k, v in flags; v}) if {
 	names := {n | some c in cmds; some n in array.concat([c.name], object.get(c, "wrappers", [])); n != ""}
 	lists := {
 		"names": {n: true | some n in names},
-		"groups": {g: true | some n in names; some g, _ in idx.groups; in_group(n, g)},
+		"groups": {g: true | some n in names; some m in {n, lower(n)}; some g, _ in idx.groups; in_group(m, g)},
 		"access": {x.access: true | some x in ps},
 		"zones": {x.zone: true | some x in ps},
 		"dynamic": {d.kind: true | some d in dyn},

@@ -104,6 +104,15 @@ const decShapesHint = `send one of: {"id":"...","name":"...","arguments":{...}};
 // lim.MaxDepth; the same rules apply inside an arguments string, whose depth
 // counts from where the string sits. Unknown keys on envelopes are ignored.
 // Args is always a JSON object, re-encoded without insignificant whitespace.
+//
+// An object may carry only one thing a call could be read from: a call with
+// two of arguments, input, function, params, parameters and args (or with
+// tool_calls, function_call, choices or tool_use content beside them), a
+// message with both tool_calls and tool_use blocks, the params of a JSON-RPC
+// request carrying input or the like instead of arguments, or a top-level
+// "name" that differs from the function's or the params' "name" is refused
+// with CodeDecodeShape: the gateway must not judge one reading while a runner
+// could act on another.
 func DecodeLine(line []byte, lim Limits) (out []Decoded) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -565,7 +574,8 @@ func decHex4(b []byte, i int) (rune, bool) {
 // no member can be at index 0, which is always a root).
 type decFields struct {
 	id, name, arguments, input, typ, function, role, content,
-	toolCalls, choices, message, jsonrpc, method, params int32
+	toolCalls, choices, message, jsonrpc, method, params,
+	parameters, args, functionCall int32
 }
 
 func (d *lineDecoder) fields(n int32) decFields {
@@ -602,6 +612,12 @@ func (d *lineDecoder) fields(n int32) decFields {
 			p = &f.method
 		case "params":
 			p = &f.params
+		case "parameters":
+			p = &f.parameters
+		case "args":
+			p = &f.args
+		case "function_call":
+			p = &f.functionCall
 		}
 		if p != nil && *p == 0 {
 			*p = c
@@ -767,9 +783,29 @@ func decDone(c Call, e *DecodeError) Decoded {
 	return Decoded{Call: c}
 }
 
-// plain decodes the native shape and MCP tools/call params.
+// plain decodes the native shape and MCP tools/call params. optional is set
+// for the params of a JSON-RPC request, where a missing arguments member
+// means {}: there, any other member a runner could read arguments from is
+// refused, since the call would be judged on {} while it might run on that.
 func (d *lineDecoder) plain(n int32, f *decFields, format string, optional bool) Decoded {
-	c, e := d.head(n, f.id, f.name, format, "the call")
+	where := "the call"
+	if optional {
+		where = "the params object"
+	}
+	c, e := d.head(n, f.id, f.name, format, where)
+	if e == nil {
+		e = d.oneSource(f, where, "", decNativeWant)
+		if e != nil && !optional {
+			c.Format = "" // which shape was meant is unknown
+		}
+	}
+	if e == nil && optional && f.arguments == 0 {
+		if a, _, k := d.sources(f); k > 0 {
+			e = &DecodeError{Code: CodeDecodeShape, Message: fmt.Sprintf(
+				`ambiguous call: the params object carries %s but no "arguments", which tools/call reads: send the tool arguments as "arguments"`,
+				strconv.Quote(a))}
+		}
+	}
 	if e == nil {
 		c.Args, e = d.args(f.arguments, "arguments", true, optional)
 	}
@@ -790,8 +826,18 @@ func (d *lineDecoder) openai(n int32, f *decFields) Decoded {
 	if f.function == 0 || d.nodes[f.function].kind != decObject {
 		return decShapeErr(c, `an OpenAI tool call needs a "function" object: send {"id":"...","type":"function","function":{"name":"...","arguments":"{...}"}}`)
 	}
+	if e := d.oneSource(f, "the call", "function", decOpenAIWant); e != nil {
+		c.Format = "" // which shape was meant is unknown
+		return decDone(c, e)
+	}
 	ff := d.fields(f.function)
 	c, e := d.head(n, f.id, ff.name, FormatOpenAI, "the function")
+	if e == nil {
+		e = d.oneSource(&ff, "the function", "", decOpenAIWant)
+	}
+	if e == nil {
+		e = d.sameName(f.name, ff.name, `the function's "name"`)
+	}
 	if e == nil {
 		c.Args, e = d.args(ff.arguments, "arguments", true, false)
 	}
@@ -801,6 +847,11 @@ func (d *lineDecoder) openai(n int32, f *decFields) Decoded {
 // anthropic decodes {"type":"tool_use","id","name","input":{...}}.
 func (d *lineDecoder) anthropic(n int32, f *decFields) Decoded {
 	c, e := d.head(n, f.id, f.name, FormatAnthropic, "the tool_use block")
+	if e == nil {
+		if e = d.oneSource(f, "the tool_use block", "", decAnthropicWant); e != nil {
+			c.Format = "" // which shape was meant is unknown
+		}
+	}
 	if e == nil {
 		c.Args, e = d.args(f.input, "input", false, false)
 	}
@@ -829,11 +880,18 @@ func (d *lineDecoder) rpc(n int32, f *decFields) Decoded {
 	if f.params == 0 || d.nodes[f.params].kind != decObject {
 		return decShapeErr(c, `a tools/call request needs a "params" object: `+want)
 	}
+	if e := d.oneSource(f, "the request", "params", want); e != nil {
+		c.Format = "" // which shape was meant is unknown
+		return decDone(c, e)
+	}
 	id, e := d.callID(f.id)
 	if e != nil {
 		return decDone(c, e)
 	}
 	pf := d.fields(f.params)
+	if e := d.sameName(f.name, pf.name, `the params' "name"`); e != nil {
+		return decDone(c, e)
+	}
 	r := d.plain(f.params, &pf, FormatMCP, true)
 	r.Call.ID = id
 	return r
@@ -843,6 +901,9 @@ func (d *lineDecoder) rpc(n int32, f *decFields) Decoded {
 // message, in order.
 func (d *lineDecoder) completion(out []Decoded, n int32, f *decFields) []Decoded {
 	const want = `send the "message" of the choice, or the completion with "choices":[{"message":{"role":"assistant","tool_calls":[...]}}]`
+	if e := d.oneSource(f, "the completion", "choices", want); e != nil {
+		return decAppendErr(out, d.nodes[n].bad, Call{}, e.Code, e.Message)
+	}
 	ch := d.nodes[f.choices]
 	if ch.kind != decArray {
 		return decAppendErr(out, d.nodes[n].bad, Call{}, CodeDecodeShape, `"choices" must be an array: `+want)
@@ -895,6 +956,9 @@ func (d *lineDecoder) message(out []Decoded, n int32, f *decFields) []Decoded {
 			return decAppendErr(out, bad, Call{}, CodeDecodeShape, msg)
 		}
 	}
+	if e := d.oneSource(f, "the message", "", decMessageWant); e != nil {
+		return decAppendErr(out, bad, Call{}, e.Code, e.Message)
+	}
 	mark := len(out)
 	var calls []int32
 	if tc := f.toolCalls; tc != 0 && d.nodes[tc].kind != decNull {
@@ -946,6 +1010,125 @@ func (d *lineDecoder) message(out []Decoded, n int32, f *decFields) []Decoded {
 			Message: `the message holds no tool calls: send "tool_calls" (OpenAI) or "tool_use" content blocks (Anthropic)`}})
 	}
 	return out
+}
+
+// What to send instead, for the messages about ambiguous calls.
+const (
+	decNativeWant    = `send one shape, e.g. {"id":"...","name":"...","arguments":{...}}`
+	decOpenAIWant    = `send one shape, e.g. {"id":"...","type":"function","function":{"name":"...","arguments":"{...}"}}`
+	decAnthropicWant = `send one shape, e.g. {"type":"tool_use","id":"...","name":"...","input":{...}}`
+	decMessageWant   = `send one shape: "tool_calls" (OpenAI) or "tool_use" content blocks (Anthropic), not both`
+)
+
+// sources counts the members of an object that some runner could read a
+// call or its arguments from, and names the first two. Every call shape reads
+// exactly one of them, so an object with two is ambiguous: it could be judged
+// on one while a runner acts on the other.
+//
+// arguments, input, function, params, parameters (Llama-style calls and
+// OpenAI function definitions) and args (LangChain) count whenever present,
+// even as null. tool_calls, function_call (the legacy OpenAI message field),
+// choices and content count only when they could carry a call: not null, not
+// an empty array, and for content an array holding a tool_use block, since
+// SDKs send "content":null, "function_call":null and "tool_calls":[] on
+// ordinary messages.
+func (d *lineDecoder) sources(f *decFields) (first, second string, k int) {
+	add := func(name string) {
+		switch k {
+		case 0:
+			first = name
+		case 1:
+			second = name
+		}
+		k++
+	}
+	for _, m := range [...]struct {
+		i     int32
+		name  string
+		loose bool
+	}{
+		{f.arguments, "arguments", false},
+		{f.input, "input", false},
+		{f.function, "function", false},
+		{f.params, "params", false},
+		{f.parameters, "parameters", false},
+		{f.args, "args", false},
+		{f.toolCalls, "tool_calls", true},
+		{f.functionCall, "function_call", true},
+		{f.choices, "choices", true},
+	} {
+		if m.i == 0 {
+			continue
+		}
+		if m.loose {
+			nd := &d.nodes[m.i]
+			if nd.kind == decNull || (nd.kind == decArray && nd.count == 0) {
+				continue
+			}
+		}
+		add(m.name)
+	}
+	if c := f.content; c != 0 && d.nodes[c].kind == decArray {
+		for b := c + 1; b < d.nodes[c].skip; b = d.nodes[b].skip {
+			if d.nodes[b].kind != decObject {
+				continue
+			}
+			if bf := d.fields(b); bf.typ != 0 {
+				if t, ok := d.str(bf.typ); ok && t == "tool_use" {
+					add("content")
+					break
+				}
+			}
+		}
+	}
+	return first, second, k
+}
+
+// oneSource refuses an object carrying more than one member a call could be
+// read from (see sources), and, when own is set, one carrying any other
+// member than own: own is the member the shape reads, and the object's other
+// members are then what some other runner would read instead.
+func (d *lineDecoder) oneSource(f *decFields, where, own, want string) *DecodeError {
+	a, b, k := d.sources(f)
+	if k == 0 || (k == 1 && (own == "" || a == own)) {
+		return nil
+	}
+	if k == 1 {
+		b = own
+	}
+	return &DecodeError{Code: CodeDecodeShape, Message: fmt.Sprintf(
+		"ambiguous call: %s carries both %s and %s: %s", where, decSourceName(a), decSourceName(b), want)}
+}
+
+// decSourceName names a member found by sources, for messages.
+func decSourceName(m string) string {
+	if m == "content" {
+		return `tool_use blocks in "content"`
+	}
+	return strconv.Quote(m)
+}
+
+// sameName refuses a call whose top-level "name" (top, 0 when absent) is not
+// the name the shape reads (inner): one runner would run the one, another
+// the other. A missing inner name is reported by head.
+func (d *lineDecoder) sameName(top, inner int32, what string) *DecodeError {
+	if top == 0 || inner == 0 {
+		return nil
+	}
+	a, aok := d.str(top)
+	b, bok := d.str(inner)
+	if aok && bok && a == b {
+		return nil
+	}
+	show := func(i int32, s string, ok bool) string {
+		if ok {
+			return strconv.Quote(s)
+		}
+		return decKindName(d.nodes[i].kind)
+	}
+	return &DecodeError{Code: CodeDecodeShape, Message: fmt.Sprintf(
+		`ambiguous call: "name" is %s but %s is %s: send the tool name once`,
+		show(top, a, aok), what, show(inner, b, bok))}
 }
 
 // outside returns the first fault in n's subtree that lies in none of the

@@ -466,3 +466,27 @@ func BenchmarkDecodeLine(b *testing.B) {
 		})
 	}
 }
+
+// TestDecodeAmbiguousMessages checks that every error of a vector whose note
+// starts with "ambiguous" tells the model the call was ambiguous and names
+// both readings, rather than some other fault.
+func TestDecodeAmbiguousMessages(t *testing.T) {
+	n := 0
+	for _, v := range readVectors(t) {
+		if !strings.HasPrefix(v.note, "ambiguous") {
+			continue
+		}
+		for _, d := range DecodeLine([]byte(v.line), v.lim) {
+			if d.Err == nil {
+				continue
+			}
+			n++
+			if d.Err.Code != CodeDecodeShape || !strings.HasPrefix(d.Err.Message, "ambiguous call: ") {
+				t.Errorf("%s: %v", v.note, d.Err)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no ambiguous vectors")
+	}
+}

@@ -120,6 +120,18 @@ type state struct {
 	cwdReal bool
 	// aliases defined by the script (alias NAME=BODY, hash -p PATH NAME)
 	aliases map[string]string
+	// wild variables could hold anything: one of several values (set in a
+	// branch or a function), or input (read, mapfile). A path built from
+	// one is unknown, not judged by its prefix.
+	wild map[string]bool
+}
+
+func (s *state) setWild(name string) {
+	if s.wild == nil {
+		s.wild = map[string]bool{}
+	}
+	s.wild[name] = true
+	delete(s.vars, name)
 }
 
 func (s *state) clone() *state {
@@ -133,6 +145,12 @@ func (s *state) clone() *state {
 			n.aliases[k] = v
 		}
 	}
+	if len(s.wild) > 0 {
+		n.wild = make(map[string]bool, len(s.wild))
+		for k := range s.wild {
+			n.wild[k] = true
+		}
+	}
 	return n
 }
 
@@ -141,23 +159,32 @@ func (s *state) clone() *state {
 // that differs between them becomes unknown.
 func merge(st *state, alts ...*state) {
 	keys := map[string]bool{}
+	wild := map[string]bool{}
 	for _, a := range alts {
 		for k := range a.vars {
 			keys[k] = true
+		}
+		for k := range a.wild {
+			wild[k] = true
 		}
 	}
 	vars := map[string]string{}
 	for k := range keys {
 		v, ok := alts[0].vars[k]
+		agree := true
 		for _, a := range alts[1:] {
-			if w, ok2 := a.vars[k]; !ok2 || w != v {
-				ok = false
+			if w, ok2 := a.vars[k]; ok2 != ok || w != v {
+				agree = false
 			}
 		}
-		if ok {
+		switch {
+		case agree && ok && !wild[k]:
 			vars[k] = v
+		case !agree:
+			wild[k] = true // one of several values
 		}
 	}
+	st.wild = wild
 	cwd, real := alts[0].cwd, alts[0].cwdReal
 	aliases := alts[0].aliases
 	for _, a := range alts[1:] {
@@ -672,6 +699,7 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 			if err := r.recordAssign(as.Name.Value, "(transformed)", true, st, sc, -1, nil); err != nil {
 				return err
 			}
+			st.setWild(as.Name.Value)
 			continue
 		}
 		if as.Name == nil {
@@ -704,6 +732,7 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 		}
 		dyn = true
 	}
+	wildValue := false
 	if as.Value != nil {
 		if err := r.substs(as.Value, st, sc); err != nil {
 			return err
@@ -713,6 +742,10 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 		if m, ok := r.mktemp(as.Value, st); ok {
 			val, dyn = m, false
 		}
+		_, _, _, wildValue = r.unknownPartsWild(as.Value, st)
+	}
+	if wildValue && env == nil {
+		defer st.setWild(name)
 	}
 	if as.Array != nil {
 		for _, el := range as.Array.Elems {
@@ -741,8 +774,10 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 		env[name] = val
 	} else if dyn {
 		delete(st.vars, name)
+		delete(st.wild, name)
 	} else {
 		st.vars[name] = val
+		delete(st.wild, name)
 		if name == "HOME" || name == "PWD" {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
 		}
@@ -997,9 +1032,9 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		if w == nil {
 			continue
 		}
-		if unknown, subst, proc := r.unknownParts(w, st); unknown {
+		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
-			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc})
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w)})
 			continue
 		}
 		fs, err := expand.Fields(r.config(st), w)
@@ -1042,6 +1077,12 @@ func (r *run) literalDoc(w *syntax.Word, st *state) (string, bool) {
 // unknownParts reports whether the word has parts whose value static
 // analysis cannot know: substitutions, and parameters not set in the script.
 func (r *run) unknownParts(w *syntax.Word, st *state) (unknown, subst, proc bool) {
+	unknown, subst, proc, _ = r.unknownPartsWild(w, st)
+	return
+}
+
+// unknownPartsWild also reports whether an unknown part is a wild variable.
+func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc, wild bool) {
 	e := env{st, r.opts.Home}
 	syntax.Walk(w, func(n syntax.Node) bool {
 		switch x := n.(type) {
@@ -1059,6 +1100,9 @@ func (r *run) unknownParts(w *syntax.Word, st *state) (unknown, subst, proc bool
 		case *syntax.ParamExp:
 			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil {
 				unknown = true
+			}
+			if x.Param != nil && st.wild[x.Param.Value] {
+				wild = true
 			}
 			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.Contains(x.Exp.Word.Lit(), "P") {
 				unknown, subst = true, true // ${x@P} expands the value like a prompt: it can run code
@@ -1186,6 +1230,9 @@ func (r *run) arithAssigns(n syntax.Node, st *state) {
 			}
 		case *syntax.Word:
 			if name := x.Lit(); name != "" {
+				if st.wild[name] {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "arithmetic on " + name + ", which holds input", Cmd: -1})
+				}
 				if v, ok := st.vars[name]; ok && strings.ContainsAny(v, "$`[") {
 					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + v, Cmd: -1})
 				}

@@ -44,21 +44,42 @@ var wrapperSpecs = map[string]wspec{
 	"unbuffer":    {},
 	"torsocks":    {opts: "u:p:a:P:i"},
 	"proxychains": {opts: "f:q"}, "proxychains4": {opts: "f:q"},
-	"faketime":    {opts: "f", positional: 1},
-	"nsenter":     {opts: "t:S:G:", long: map[string]bool{"--target": true, "--setuid": true, "--setgid": true}},
-	"unshare":     {opts: "S:G:R:w:", long: map[string]bool{"--setuid": true, "--setgid": true, "--root": true, "--wd": true}},
-	"systemd-run": {opts: "u:p:E:M:H:", long: map[string]bool{"--unit": true, "--property": true, "--setenv": true, "--description": true, "--uid": true, "--gid": true, "--working-directory": true}},
-	"script":      {opts: "c:E:I:O:T:B:", long: map[string]bool{"--command": true}},
-	"su":          {opts: "c:s:g:G:w:", long: map[string]bool{"--command": true, "--shell": true, "--group": true}},
-	"runuser":     {opts: "u:g:G:c:s:w:", long: map[string]bool{"--user": true, "--command": true, "--shell": true}},
-	"sg":          {opts: "c:"},
-	"firejail":    {},
-	"catchsegv":   {},
-	"cgexec":      {opts: "g:"},
-	"numactl":     {opts: "C:N:m:p:i:P:", positional: 0},
-	"caffeinate":  {opts: "t:w:"},
-	"parallel":    {opts: "j:S:P:a:", long: map[string]bool{"--jobs": true, "--arg-file": true}},
-	"busybox":     {},
+	"faketime":         {opts: "f", positional: 1},
+	"nsenter":          {opts: "t:S:G:", long: map[string]bool{"--target": true, "--setuid": true, "--setgid": true}},
+	"unshare":          {opts: "S:G:R:w:", long: map[string]bool{"--setuid": true, "--setgid": true, "--root": true, "--wd": true}},
+	"systemd-run":      {opts: "u:p:E:M:H:", long: map[string]bool{"--unit": true, "--property": true, "--setenv": true, "--description": true, "--uid": true, "--gid": true, "--working-directory": true}},
+	"script":           {opts: "c:E:I:O:T:B:", long: map[string]bool{"--command": true}},
+	"su":               {opts: "c:s:g:G:w:", long: map[string]bool{"--command": true, "--shell": true, "--group": true}},
+	"runuser":          {opts: "u:g:G:c:s:w:", long: map[string]bool{"--user": true, "--command": true, "--shell": true}},
+	"sg":               {opts: "c:"},
+	"firejail":         {},
+	"catchsegv":        {},
+	"cgexec":           {opts: "g:"},
+	"numactl":          {opts: "C:N:m:p:i:P:", positional: 0},
+	"caffeinate":       {opts: "t:w:"},
+	"parallel":         {opts: "j:S:P:a:", long: map[string]bool{"--jobs": true, "--arg-file": true}},
+	"busybox":          {},
+	"toybox":           {},
+	"fakeroot":         {opts: "l:s:i:"},
+	"setpriv":          {},
+	"prlimit":          {opts: "p:"},
+	"ssh-agent":        {opts: "a:E:P:t:"},
+	"dbus-run-session": {long: map[string]bool{"--config-file": true, "--dbus-daemon": true}},
+	"xvfb-run":         {opts: "n:s:f:e:p:w:l", long: map[string]bool{"--server-num": true, "--server-args": true, "--auth-file": true, "--error-file": true, "--xauth-protocol": true, "--wait": true}},
+	"rlwrap":           {opts: "a:b:C:D:e:f:F:g:H:l:o:O:p:P:q:s:S:t:w:z:"},
+	"valgrind":         {},
+	"cpulimit":         {opts: "l:p:e:"},
+	"entr":             {},
+	"sem":              {opts: "j:", long: map[string]bool{"--jobs": true, "--id": true}},
+	"eatmydata":        {},
+	"schedtool":        {opts: "a:p:"},
+	"chpst":            {opts: "u:U:b:e:/:C:n:l:L:m:d:o:p:f:c:r:t:"},
+	"softlimit":        {opts: "a:c:d:f:l:m:o:p:r:s:t:"},
+	"systemd-inhibit":  {long: map[string]bool{"--what": true, "--who": true, "--why": true, "--mode": true}},
+	"nocache":          {},
+	"trickle":          {opts: "u:d:w:t:l:n:"},
+	"bwrap":            {},
+	"sandbox-exec":     {opts: "f:n:p:D:"},
 }
 
 // cmdStringOpts are wrapper options whose value is a shell command line.
@@ -134,7 +155,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 			return nil, err
 		}
 		wrappers = append(wrappers, name)
-		if name == "xargs" || name == "parallel" {
+		if name == "xargs" || name == "parallel" || name == "sem" {
 			stdinArgs = true
 		}
 		if more == "query" { // command -v: a look-up, not an execution
@@ -228,7 +249,7 @@ func dynKind(f field) string {
 func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, idx int, env map[string]string, cwd *string, fdp **feed) ([]field, string, error) {
 	i := 1
 	var fd *feed
-	if name == "xargs" || name == "parallel" {
+	if name == "xargs" || name == "parallel" || name == "sem" {
 		fd = &feed{}
 		*fdp = fd
 	}
@@ -343,7 +364,7 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 					cmdString = &vv
 				case name == "xargs" && ch == 'I':
 					fd.replace = v.text
-				case (name == "xargs" || name == "parallel") && ch == 'a':
+				case (name == "xargs" || name == "parallel" || name == "sem") && ch == 'a':
 					vv := v
 					fd.argFile = &vv
 				case name == "strace" && ch == 'o', name == "ltrace" && ch == 'o', name == "time" && ch == 'o':
@@ -409,7 +430,7 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 			}
 			return nil, "done", r.nested(strings.Join(parts, " "), &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell")
 		}
-	case "parallel":
+	case "parallel", "sem":
 		fd.replace = "{}"
 		for k, f := range rest {
 			if f.text == ":::" || f.text == "::::" || f.text == ":::+" || f.text == "::::+" {
@@ -478,6 +499,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		for _, a := range args {
 			if !strings.HasPrefix(a.text, "-") {
 				delete(st.vars, a.text)
+				delete(st.wild, a.text)
 				delete(st.aliases, a.text)
 			}
 		}
@@ -546,6 +568,55 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		return nil, r.find(idx, args, local, sc)
 	case "git":
 		return nil, r.git(idx, args, local, sc)
+	case "poetry", "pipenv", "uv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "bundle", "direnv", "pnpm", "yarn", "bun", "deno", "nix", "cargo":
+		if done, err := r.runsSub(idx, name, args, st, local, sc, in); done || err != nil {
+			return nil, err
+		}
+	case "nix-shell", "nix-build":
+		for k, a := range args {
+			if (a.text == "--run" || a.text == "--command") && k+1 < len(args) {
+				return nil, r.scriptArg(idx, args[k+1], local, sc)
+			}
+		}
+	case "tmux":
+		return nil, r.tmux(idx, args, local, sc)
+	case "go":
+		if err := r.goTool(idx, args, local, sc); err != nil {
+			return nil, err
+		}
+	case "make", "gmake":
+		if err := r.makeVars(idx, args, local, sc); err != nil {
+			return nil, err
+		}
+	case "screen":
+		k := 0
+		for k < len(args) && strings.HasPrefix(args[k].text, "-") {
+			if strings.ContainsAny(args[k].text[1:], "SclpLt") && !strings.ContainsAny(args[k].text[1:], "dmr") || args[k].text == "-S" {
+				k++
+			}
+			k++
+		}
+		if k < len(args) {
+			_, err := r.simple(args[k:], local, sc, stdin{}, map[string]string{}, nil, []string{"screen"})
+			return nil, err
+		}
+		return nil, nil
+	case "man":
+		for k, a := range args {
+			if (a.text == "-P" || a.text == "--pager" || a.text == "-H") && k+1 < len(args) {
+				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
+					return nil, err
+				}
+			} else if v, ok := strings.CutPrefix(a.text, "--pager="); ok {
+				if err := r.scriptArg(idx, field{text: v, pattern: v, dynamic: a.dynamic}, local, sc); err != nil {
+					return nil, err
+				}
+			}
+		}
+	case "less", "more", "most", "vi", "vim", "nvim", "view", "ex", "gvim", "gdb", "lldb":
+		if err := r.editorCommands(idx, name, args, local, sc); err != nil {
+			return nil, err
+		}
 	case "tar", "bsdtar":
 		return nil, r.tar(idx, args, local, sc)
 	case "dd":
@@ -668,12 +739,12 @@ func (r *run) forgetAssigned(name string, args []field, st *state) {
 	case "printf":
 		for k := 0; k+1 < len(args); k++ {
 			if args[k].text == "-v" {
-				delete(st.vars, args[k+1].text)
+				st.setWild(args[k+1].text)
 			}
 		}
 	case "getopts":
 		if len(args) > 1 {
-			delete(st.vars, args[1].text)
+			st.setWild(args[1].text)
 		}
 	default:
 		valueOpts := map[string]bool{"-a": true, "-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true, "-O": true, "-s": true, "-C": true, "-c": true}
@@ -682,7 +753,7 @@ func (r *run) forgetAssigned(name string, args []field, st *state) {
 			t := args[k].text
 			if valueOpts[t] {
 				if t == "-a" && k+1 < len(args) {
-					delete(st.vars, args[k+1].text)
+					st.setWild(args[k+1].text)
 				}
 				k++
 				continue
@@ -690,12 +761,12 @@ func (r *run) forgetAssigned(name string, args []field, st *state) {
 			if strings.HasPrefix(t, "-") {
 				continue
 			}
-			delete(st.vars, t)
+			st.setWild(t)
 			named = true
 		}
 		if !named {
-			delete(st.vars, "REPLY")
-			delete(st.vars, "MAPFILE")
+			st.setWild("REPLY")
+			st.setWild("MAPFILE")
 		}
 	}
 }
@@ -1264,6 +1335,9 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 	}
 	sub := args[k].text
 	rest := args[k+1:]
+	if err := r.gitOptions(idx, sub, rest, local, sc); err != nil {
+		return err
+	}
 	var ops []field
 	for _, a := range rest {
 		if !strings.HasPrefix(a.text, "-") || a.dynamic {
@@ -1279,9 +1353,13 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 		for _, o := range ops {
 			r.addPath(o, local, "delete", idx, "git")
 		}
-	case "apply", "am":
+	case "apply", "am", "hash-object":
 		for _, o := range ops {
 			r.addPath(o, local, "read", idx, "git")
+		}
+	case "bundle":
+		if len(ops) >= 2 && ops[0].text == "create" {
+			r.addPath(ops[1], local, "write", idx, "git")
 		}
 	case "add", "mv", "restore", "checkout", "diff", "show", "log", "blame", "status", "stash", "reset", "commit", "grep", "switch", "branch", "tag", "merge", "rebase", "cherry-pick", "fetch", "pull", "push", "remote", "config", "init", "submodule", "worktree":
 		// operands are refs, messages and pathspecs inside the repository
@@ -1572,4 +1650,284 @@ func flagsOf(name string, argv []string) (map[string]bool, string) {
 		}
 	}
 	return flags, sub
+}
+
+// scriptArg analyses an argument that is a shell command line.
+func (r *run) scriptArg(idx int, f field, st *state, sc scope) error {
+	if f.dynamic {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
+		return nil
+	}
+	return r.nested(f.text, st, sc, "nested-shell")
+}
+
+// runsSub handles "poetry run CMD", "uv run CMD", "bundle exec CMD",
+// "direnv exec DIR CMD", "conda run -n ENV CMD", "pnpm exec CMD",
+// "cargo run -- ARGS" (the binary is the project's own): the command after
+// the verb runs with the same arguments.
+func (r *run) runsSub(idx int, name string, args []field, st, local *state, sc scope, in stdin) (bool, error) {
+	verbs := map[string]bool{"run": true, "exec": true, "x": name == "bun" || name == "pnpm"}
+	k := 0
+	for k < len(args) && strings.HasPrefix(args[k].text, "-") {
+		k++
+	}
+	if k >= len(args) || !verbs[args[k].text] || name == "cargo" || name == "yarn" && args[k].text == "run" || name == "pnpm" && args[k].text == "run" || name == "bun" && args[k].text == "run" || name == "deno" && args[k].text == "run" {
+		return false, nil // package.json scripts and cargo run build the project's own code
+	}
+	verb := args[k].text
+	k++
+	valueOpts := map[string]bool{"-n": true, "--name": true, "-p": true, "--prefix": true, "--with": true, "--python": true, "-e": true, "--env": true, "--env-file": true, "--directory": true, "--project": true, "--package": true, "--from": true, "-C": true, "--cwd": true}
+	for k < len(args) && strings.HasPrefix(args[k].text, "-") && args[k].text != "--" {
+		if valueOpts[args[k].text] {
+			k++
+		}
+		k++
+	}
+	if k < len(args) && args[k].text == "--" {
+		k++
+	}
+	if name == "direnv" && verb == "exec" && k < len(args) {
+		r.addPath(args[k], local, "cwd", idx, name)
+		k++
+	}
+	if k >= len(args) {
+		return true, nil
+	}
+	_, err := r.simple(args[k:], local, sc, in, map[string]string{}, nil, []string{name + " " + verb})
+	return true, err
+}
+
+// tmux new-session/new-window/split-window/run-shell/respawn-pane take a
+// shell command; send-keys types one.
+func (r *run) tmux(idx int, args []field, st *state, sc scope) error {
+	valueOpts := map[string]bool{"-t": true, "-s": true, "-n": true, "-c": true, "-e": true, "-F": true, "-x": true, "-y": true, "-l": true, "-L": true, "-S": true, "-f": true, "-T": true}
+	for k := 0; k < len(args); k++ {
+		switch args[k].text {
+		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run", "respawn-pane", "respawnp", "respawn-window", "respawnw", "display-popup", "popup", "pipe-pane", "pipep", "if-shell", "if":
+			j := k + 1
+			for j < len(args) && strings.HasPrefix(args[j].text, "-") {
+				if valueOpts[args[j].text] {
+					j++
+				}
+				j++
+			}
+			if j < len(args) {
+				parts := make([]string, 0, len(args)-j)
+				for _, a := range args[j:] {
+					if a.dynamic {
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
+						return nil
+					}
+					if a.text == ";" || a.text == "\\;" {
+						break
+					}
+					parts = append(parts, a.text)
+				}
+				return r.nested(strings.Join(parts, " "), st, sc, "nested-shell")
+			}
+		case "send-keys", "send":
+			var parts []string
+			for _, a := range args[k+1:] {
+				if a.dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
+					return nil
+				}
+				if strings.HasPrefix(a.text, "-") || a.text == "Enter" || a.text == "C-m" || a.text == "KPEnter" {
+					continue
+				}
+				parts = append(parts, a.text)
+			}
+			if len(parts) > 0 {
+				return r.nested(strings.Join(parts, " "), st, sc, "nested-shell")
+			}
+		}
+	}
+	return nil
+}
+
+// editorCommands: vim -c '!cmd' / +'!cmd', less +!cmd, gdb -ex '!cmd' or
+// 'shell cmd' run shell commands.
+func (r *run) editorCommands(idx int, name string, args []field, st *state, sc scope) error {
+	check := func(f field) error {
+		t := strings.TrimSpace(strings.TrimLeft(f.text, ":+"))
+		if f.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
+			return nil
+		}
+		switch {
+		case strings.HasPrefix(t, "!"):
+			return r.nested(strings.TrimPrefix(t, "!"), st, sc, "nested-shell")
+		case strings.HasPrefix(t, "shell ") || strings.HasPrefix(t, "sh "):
+			_, cmd, _ := strings.Cut(t, " ")
+			return r.nested(cmd, st, sc, "nested-shell")
+		case strings.Contains(t, "system(") || strings.Contains(t, ":!") || strings.HasPrefix(t, "r !") || strings.HasPrefix(t, "w !"):
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
+		}
+		return nil
+	}
+	for k, a := range args {
+		t := a.text
+		switch {
+		case (t == "-c" || t == "--cmd" || t == "-ex" || t == "--eval-command" || t == "-o" && name == "lldb") && k+1 < len(args):
+			if err := check(args[k+1]); err != nil {
+				return err
+			}
+		case strings.HasPrefix(t, "+") && len(t) > 1:
+			if err := check(a); err != nil {
+				return err
+			}
+		case strings.HasPrefix(t, "--eval-command="):
+			if err := check(field{text: strings.TrimPrefix(t, "--eval-command="), dynamic: a.dynamic}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gitOptions handles a git subcommand's options that name files or run
+// programs.
+func (r *run) gitOptions(idx int, sub string, rest []field, st *state, sc scope) error {
+	value := func(k int, t, long, short string) (field, bool) {
+		switch {
+		case long != "" && strings.HasPrefix(t, long+"="):
+			v := strings.TrimPrefix(t, long+"=")
+			return field{text: v, pattern: v, dynamic: rest[k].dynamic}, true
+		case (t == long || short != "" && t == short) && k+1 < len(rest):
+			return rest[k+1], true
+		case short != "" && strings.HasPrefix(t, short) && len(t) > len(short) && !strings.HasPrefix(t, "--"):
+			v := t[len(short):]
+			return field{text: v, pattern: v, dynamic: rest[k].dynamic}, true
+		}
+		return field{}, false
+	}
+	for k, a := range rest {
+		t := a.text
+		if v, ok := value(k, t, "--output", "-o"); ok && sub != "commit" && sub != "clone" {
+			r.addPath(v, st, "write", idx, "git")
+		}
+		for _, o := range []struct{ long, short, access string }{
+			{"--prefix", "", "write"}, {"--directory", "", "write"}, {"--file", "-F", "read"}, {"--add-file", "", "read"},
+			{"--output-directory", "", "write"}, {"--template", "", "read"},
+		} {
+			if sub == "clone" && o.long == "--template" {
+				continue
+			}
+			if v, ok := value(k, t, o.long, o.short); ok {
+				r.addPath(v, st, o.access, idx, "git")
+			}
+		}
+		for _, o := range []struct{ long, short string }{
+			{"--exec", "-x"}, {"--upload-pack", "-u"}, {"--receive-pack", ""}, {"--extcmd", "-x"},
+			{"--open-files-in-pager", "-O"}, {"--tree-filter", ""}, {"--index-filter", ""}, {"--env-filter", ""},
+			{"--msg-filter", ""}, {"--commit-filter", ""}, {"--tag-name-filter", ""}, {"--parent-filter", ""},
+		} {
+			short := o.short
+			if short == "-x" && sub != "rebase" && sub != "difftool" && sub != "mergetool" {
+				short = ""
+			}
+			if short == "-u" && sub != "clone" && sub != "fetch" && sub != "ls-remote" && sub != "pull" && sub != "archive" {
+				short = ""
+			}
+			if short == "-O" && sub != "grep" {
+				short = ""
+			}
+			if v, ok := value(k, t, o.long, short); ok {
+				if err := r.scriptArg(idx, v, st, sc); err != nil {
+					return err
+				}
+			}
+		}
+		if rest, ok := strings.CutPrefix(t, "ext::"); ok {
+			// git's ext transport runs a command
+			if err := r.scriptArg(idx, field{text: rest, pattern: rest, dynamic: a.dynamic}, st, sc); err != nil {
+				return err
+			}
+		}
+	}
+	switch sub {
+	case "submodule":
+		for k, a := range rest {
+			if a.text == "foreach" && k+1 < len(rest) {
+				j := k + 1
+				for j < len(rest) && strings.HasPrefix(rest[j].text, "-") {
+					j++
+				}
+				parts := make([]string, 0, len(rest)-j)
+				for _, x := range rest[j:] {
+					if x.dynamic {
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: x.text, Cmd: idx})
+						return nil
+					}
+					parts = append(parts, x.text)
+				}
+				return r.nested(strings.Join(parts, " "), st, sc, "nested-shell")
+			}
+		}
+	case "bisect":
+		if len(rest) > 1 && rest[0].text == "run" {
+			_, err := r.simple(rest[1:], st, sc, stdin{}, map[string]string{}, nil, []string{"git bisect run"})
+			return err
+		}
+	}
+	return nil
+}
+
+// goTool handles the go command's options that run programs.
+func (r *run) goTool(idx int, args []field, st *state, sc scope) error {
+	for k, a := range args {
+		t := strings.TrimPrefix(a.text, "-")
+		for _, o := range []string{"-toolexec", "-exec", "-vettool", "-overlay", "-pgo"} {
+			key := strings.TrimPrefix(o, "-")
+			var v field
+			ok := false
+			switch {
+			case strings.HasPrefix(t, key+"=") || strings.HasPrefix(t, "-"+key+"="):
+				_, val, _ := strings.Cut(a.text, "=")
+				v, ok = field{text: val, pattern: val, dynamic: a.dynamic}, true
+			case (t == key || t == "-"+key) && k+1 < len(args):
+				v, ok = args[k+1], true
+			}
+			if !ok {
+				continue
+			}
+			if key == "toolexec" || key == "exec" {
+				if err := r.scriptArg(idx, v, st, sc); err != nil {
+					return err
+				}
+			} else {
+				r.addPath(v, st, "exec", idx, "go")
+			}
+		}
+	}
+	return nil
+}
+
+// makeVars handles make's NAME=VALUE arguments and --eval: variables such
+// as SHELL or CC name programs make runs; --eval adds makefile code.
+func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
+	for k, a := range args {
+		t := a.text
+		switch {
+		case t == "--eval" || t == "-E" || strings.HasPrefix(t, "--eval="):
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "make " + t, Cmd: idx})
+		case !strings.HasPrefix(t, "-") && isAssignWord(t):
+			name, val, _ := strings.Cut(t, "=")
+			if name == ".SHELLFLAGS" {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t, Cmd: idx})
+				continue
+			}
+			if r.a.execSinks[name] {
+				if a.dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t, Cmd: idx})
+					continue
+				}
+				if err := r.nested(val, st, sc, "nested-shell"); err != nil {
+					return err
+				}
+			}
+		}
+		_ = k
+	}
+	return nil
 }

@@ -39,8 +39,8 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Shells:       []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "rbash", "yash", "posh", "csh", "tcsh", "busybox"},
-		Interpreters: []string{"python", "python2", "python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14", "python3.15", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia"},
-		Wrappers:     []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "busybox"},
+		Interpreters: []string{"python", "python2", "python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14", "python3.15", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia", "expect"},
+		Wrappers:     []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "busybox", "fakeroot", "setpriv", "prlimit", "toybox", "ssh-agent", "dbus-run-session", "xvfb-run", "rlwrap", "valgrind", "cpulimit", "entr", "sem", "eatmydata", "schedtool", "chpst", "softlimit", "systemd-inhibit", "nocache", "trickle", "bwrap", "sandbox-exec"},
 		ReadRoots:    []string{"/usr", "/bin", "/sbin", "/lib*", "/etc", "/opt", "/proc"},
 		SensitivePaths: []string{
 			"~/.ssh", "~/.aws", "~/.gnupg", "~/.kube", "~/.docker/config.json", "~/.netrc",
@@ -54,7 +54,8 @@ func DefaultConfig() Config {
 		SensitiveNames: []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", ".netrc", ".git-credentials", "credentials"},
 		ExecSinkVars: []string{"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "FCEDIT", "SUDO_EDITOR",
 			"GIT_SSH_COMMAND", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
-			"PROMPT_COMMAND", "BROWSER", "LESSOPEN", "LESSCLOSE", "RSYNC_RSH", "CVS_RSH", "DIFF_TOOL"},
+			"PROMPT_COMMAND", "BROWSER", "LESSOPEN", "LESSCLOSE", "RSYNC_RSH", "CVS_RSH", "DIFF_TOOL",
+			"CC", "CXX", "CPP", "LD", "AR", "FC", "RANLIB", "PKG_CONFIG", "MAKE", "SHELL", "MANPAGER", "MANOPT", "GIT_SEQUENCE_EDITOR", "TERMINAL", "VIEWER"},
 		FileSinkVars: []string{"BASH_ENV", "ENV", "ZDOTDIR", "PYTHONSTARTUP", "PYTHONPATH", "PERL5LIB", "RUBYLIB", "NODE_PATH", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_TEMPLATE_DIR", "INPUTRC", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT"},
 	}
 }

@@ -103,8 +103,10 @@ var specs = map[string]spec{
 	"cd":    {role: "cwd"}, "pushd": {role: "cwd"},
 	"split": {opts: "a:b:l:n:C:", role: "read"}, "csplit": {opts: "f:b:n:", role: "read"},
 	"openssl": {dashLong: true, long: longs("-in", "read", "-out", "write", "-key", "read", "-inkey", "read", "-cert", "read", "-certfile", "read", "-CAfile", "read", "-CAkey", "read", "-signkey", "read", "-config", "read", "-keyout", "write", "-passin", "data", "-passout", "data", "-pass", "data", "-subj", "data", "-days", "data", "-name", "data"), role: "guess"},
-	"go":      {opts: "o:C:", optRole: roles("o", "write", "C", "cwd"), role: "guess"},
-	"gcc":     cc, "cc": cc, "g++": cc, "c++": cc, "clang": cc, "clang++": cc, "tcc": cc,
+	"go": {dashLong: true, long: longs("-o", "write", "-C", "cwd", "-modfile", "read", "-coverprofile", "write", "-cpuprofile", "write", "-memprofile", "write",
+		"-blockprofile", "write", "-mutexprofile", "write", "-trace", "write", "-outputdir", "write", "-toolexec", "data", "-exec", "data", "-vettool", "data",
+		"-overlay", "data", "-pgo", "data", "-tags", "data", "-ldflags", "data", "-gcflags", "data", "-run", "data", "-bench", "data", "-count", "data", "-timeout", "data", "-p", "data", "-covermode", "data", "-coverpkg", "data", "-mod", "data", "-buildmode", "data", "-benchtime", "data", "-parallel", "data", "-skip", "data", "-shuffle", "data", "-fuzz", "data", "-fuzztime", "data", "-asmflags", "data"), role: "guess"},
+	"gcc": cc, "cc": cc, "g++": cc, "c++": cc, "clang": cc, "clang++": cc, "tcc": cc,
 	"rustc":   {opts: "o:L:l:C:", optRole: roles("o", "write"), long: longs("--out-dir", "write", "-o", "write"), role: "guess"},
 	"javac":   {opts: "d:s:h:", optRole: roles("d", "write", "s", "write", "h", "write"), role: "guess"},
 	"cargo":   {long: longs("--target-dir", "write", "--manifest-path", "read", "--config", "data", "--out-dir", "write"), role: "guess"},
@@ -172,6 +174,9 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 		}
 		if strings.HasPrefix(t, "--") || sp.dashLong {
 			key, val, eq := strings.Cut(t, "=")
+			if sp.dashLong && strings.HasPrefix(key, "--") {
+				key = key[1:] // go accepts --flag for -flag
+			}
 			role, takes := sp.long[key]
 			if !eq && takes && i+1 < len(args) {
 				i++

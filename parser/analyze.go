@@ -108,6 +108,9 @@ type run struct {
 	links map[string]string
 	// calls between functions made in the background or a pipeline
 	forkCalls map[string][]string
+	// files the script wrote, with their content when it is literal (nil
+	// when not): running one is running that content
+	written map[string]*string
 }
 
 // state is what a statement can change for the ones after it.
@@ -336,6 +339,34 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	}
 	pathEnd, cmdStart := len(r.facts.Paths), len(r.facts.Commands)
 	out, err := r.command(s.Cmd, st, sc, in)
+	// what a redirection of stdout wrote is the command's literal output;
+	// text tools, downloaders and decoders with other input wrote content
+	// nobody saw; other programs' output (a build) is not tracked
+	producer := ""
+	if len(r.facts.Commands) > cmdStart {
+		producer = r.facts.Commands[cmdStart].Name
+	}
+	for i := redirStart; i < len(r.facts.Redirects) && err == nil; i++ {
+		rd := r.facts.Redirects[i]
+		if rd.Path == "" || rd.Fd != 1 && rd.Op != "&>" && rd.Op != "&>>" {
+			continue
+		}
+		if out == nil && !r.opaqueWriter(producer) {
+			delete(r.written, rd.Path)
+			continue
+		}
+		if rd.Op == ">" || rd.Op == ">|" || rd.Op == "&>" {
+			r.wrote(rd.Path, out)
+		} else {
+			prev, ok := r.written[rd.Path]
+			if ok && prev != nil && out != nil {
+				both := *prev + *out
+				r.wrote(rd.Path, &both)
+			} else {
+				r.wrote(rd.Path, nil)
+			}
+		}
+	}
 	// A simple command's redirections belong to it.
 	if _, ok := s.Cmd.(*syntax.CallExpr); ok && err == nil && len(r.facts.Commands) > cmdStart && redirStart < len(r.facts.Redirects) {
 		name := r.facts.Commands[cmdStart].Name
@@ -1355,4 +1386,46 @@ func hasCmdSubst(w *syntax.Word) bool {
 		return !found
 	})
 	return found
+}
+
+// wrote records what the script wrote to a file.
+func (r *run) wrote(real string, content *string) {
+	if r.written == nil {
+		r.written = map[string]*string{}
+	}
+	r.written[real] = content
+}
+
+// runsWritten handles running a file the script itself wrote: literal
+// content is analysed as a script (for shells), anything else is code
+// nobody saw. It reports whether p was such a file.
+func (r *run) runsWritten(idx int, p Path, st *state, sc scope, parse bool) (bool, error) {
+	content, ok := r.written[p.Real]
+	if !ok {
+		return false, nil
+	}
+	if content == nil {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "runs " + p.Raw + ", written earlier with content that is not literal", Cmd: idx})
+		return true, nil
+	}
+	if parse && strings.TrimSpace(*content) != "" {
+		return true, r.nested(*content, st, sc, "nested-shell")
+	}
+	return true, nil
+}
+
+// opaqueWriter reports whether what name writes is data nobody analysed:
+// text tools echoing input, downloaders, decoders, or a name not known
+// statically.
+func (r *run) opaqueWriter(name string) bool {
+	switch name {
+	case "", "echo", "printf", "cat", "tee", "dd", "head", "tail", "sed", "awk", "tr", "cut", "xargs":
+		return true
+	}
+	for _, g := range r.a.groupsOf(name) {
+		if g == "downloaders" || g == "decoders" {
+			return true
+		}
+	}
+	return false
 }

@@ -228,6 +228,13 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		return nil, nil
 	}
 	local := &state{cwd: cwd, cwdReal: cwd == st.cwd && st.cwdReal, vars: st.vars, dirs: st.dirs}
+	if strings.Contains(argv[0].text, "/") && len(r.written) > 0 {
+		// ./x.sh: running a file written earlier in this script
+		p := r.addPath(argv[0], local, "exec", idx, cmd.Name)
+		if _, err := r.runsWritten(idx, p, st, sc, true); err != nil {
+			return nil, err
+		}
+	}
 	return r.meaning(idx, cmd.Name, argv, st, local, sc, in)
 }
 
@@ -528,7 +535,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 					return nil, err
 				}
 			default:
-				r.addPath(args[0], local, "exec", idx, name)
+				p := r.addPath(args[0], local, "exec", idx, name)
+				if _, err := r.runsWritten(idx, p, st, sc, true); err != nil {
+					return nil, err
+				}
 			}
 		}
 		// the sourced file may set anything
@@ -588,6 +598,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		if err := r.makeVars(idx, args, local, sc); err != nil {
 			return nil, err
 		}
+	case "sed", "gsed":
+		r.sedScript(idx, name, args, local)
+	case "docker", "podman", "nerdctl":
+		r.container(idx, name, args, local)
 	case "screen":
 		k := 0
 		for k < len(args) && strings.HasPrefix(args[k].text, "-") {
@@ -1002,7 +1016,10 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 		if f.proc || f.dynamic {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: f.text, Cmd: idx})
 		} else {
-			r.addPath(f, st, "exec", idx, name)
+			p := r.addPath(f, st, "exec", idx, name)
+			if _, err := r.runsWritten(idx, p, st, sc, true); err != nil {
+				return err
+			}
 		}
 		r.guessRest(idx, name, args[i+1:], st)
 		return nil
@@ -1012,10 +1029,11 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 
 // guessRest treats trailing arguments of a script like those of an unknown command.
 func (r *run) guessRest(idx int, name string, args []field, st *state) {
-	for _, a := range args {
-		if looksLikePath(a.text) && !a.proc {
-			r.addPath(a, st, "read", idx, name)
+	for _, o := range classifyArgs(name, spec{role: "guess"}, args) {
+		if o.role == "maybe" || o.f.proc {
+			continue
 		}
+		r.addPath(o.f, st, o.role, idx, name)
 	}
 }
 
@@ -1139,8 +1157,12 @@ options:
 			f := rest[0]
 			if f.proc || f.dynamic && f.subst {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: f.text, Cmd: idx})
-			} else {
-				r.addPath(f, st, "exec", idx, name)
+			} else if p := r.addPath(f, st, "exec", idx, name); !isStdinPath(f.text) {
+				if _, err := r.runsWritten(idx, p, st, sc, false); err != nil {
+					return err
+				}
+			} else if err := r.stdinScript(idx, st, sc, in, false); err != nil {
+				return err
 			}
 			rest = rest[1:]
 			inline = true
@@ -1930,4 +1952,167 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 		_ = k
 	}
 	return nil
+}
+
+// sedScript finds the files a sed script itself reads or writes (the r, R,
+// w, W commands and the w flag of s) and its e command, which runs the
+// pattern space as a shell command.
+func (r *run) sedScript(idx int, name string, args []field, st *state) {
+	var scripts []field
+	explicit := false
+	for k := 0; k < len(args); k++ {
+		t := args[k].text
+		switch {
+		case (t == "-e" || t == "--expression") && k+1 < len(args):
+			scripts = append(scripts, args[k+1])
+			explicit = true
+			k++
+		case strings.HasPrefix(t, "--expression="):
+			scripts = append(scripts, field{text: strings.TrimPrefix(t, "--expression="), dynamic: args[k].dynamic})
+			explicit = true
+		case strings.HasPrefix(t, "-e") && len(t) > 2:
+			scripts = append(scripts, field{text: t[2:], dynamic: args[k].dynamic})
+			explicit = true
+		case t == "-f" || t == "--file":
+			explicit = true
+			k++
+		case !explicit && !strings.HasPrefix(t, "-"):
+			scripts = append(scripts, args[k])
+			explicit = true
+		}
+	}
+	for _, s := range scripts {
+		if s.dynamic {
+			continue
+		}
+		for _, cmd := range strings.FieldsFunc(s.text, func(c rune) bool { return c == ';' || c == '\n' }) {
+			c := strings.TrimSpace(cmd)
+			// drop an address: numbers, $, /re/, ranges, !
+			for len(c) > 0 {
+				switch {
+				case c[0] >= '0' && c[0] <= '9', c[0] == '$', c[0] == ',', c[0] == '!', c[0] == ' ', c[0] == '~', c[0] == '+':
+					c = c[1:]
+					continue
+				case c[0] == '/':
+					if end := strings.IndexByte(c[1:], '/'); end >= 0 {
+						c = c[end+2:]
+						continue
+					}
+				}
+				break
+			}
+			c = strings.TrimLeft(c, "{ ")
+			if c == "" {
+				continue
+			}
+			switch c[0] {
+			case 'r', 'R', 'w', 'W':
+				if len(c) > 1 && (c[1] == ' ' || c[1] == '\t') {
+					file := strings.TrimSpace(c[2:])
+					access := "read"
+					if c[0] == 'w' || c[0] == 'W' {
+						access = "write"
+					}
+					if file != "" && !isStdinPath(file) && file != "/dev/stdout" && file != "/dev/stderr" {
+						r.addPath(field{text: file, pattern: file}, st, access, idx, name)
+					}
+				}
+			case 'e':
+				if len(c) == 1 || c[1] == ' ' {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed e " + c, Cmd: idx})
+				}
+			case 's':
+				if len(c) < 2 {
+					continue
+				}
+				delim := c[1]
+				parts, i := 0, 2
+				for i < len(c) && parts < 2 {
+					if c[i] == '\\' {
+						i += 2
+						continue
+					}
+					if c[i] == delim {
+						parts++
+					}
+					i++
+				}
+				flags := c[min(i, len(c)):]
+				if w := strings.IndexByte(flags, 'w'); w >= 0 {
+					if file := strings.TrimSpace(flags[w+1:]); file != "" && file != "/dev/stdout" && file != "/dev/stderr" {
+						r.addPath(field{text: file, pattern: file}, st, "write", idx, name)
+					}
+					flags = flags[:w]
+				}
+				if strings.ContainsRune(flags, 'e') {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed s///e", Cmd: idx})
+				}
+			}
+		}
+	}
+}
+
+// container handles docker/podman arguments that are host paths: bind
+// mounts (read and written by the container), docker cp, build files.
+func (r *run) container(idx int, name string, args []field, st *state) {
+	hostPath := func(s string) bool {
+		return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "$")
+	}
+	bind := func(spec field) {
+		src := spec.text
+		if strings.Contains(src, "=") {
+			// --mount type=bind,src=/x,dst=/y
+			src = ""
+			for _, kv := range strings.Split(spec.text, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				if k == "src" || k == "source" {
+					src = v
+				}
+			}
+		} else if i := strings.IndexByte(src, ':'); i >= 0 {
+			src = src[:i]
+		}
+		if src != "" && hostPath(src) {
+			r.addPath(field{text: src, pattern: src, dynamic: spec.dynamic}, st, "write", idx, name)
+		}
+	}
+	sub := ""
+	var ops []field
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		switch {
+		case (t == "-v" || t == "--volume" || t == "--mount") && k+1 < len(args):
+			bind(args[k+1])
+			k++
+		case strings.HasPrefix(t, "--volume=") || strings.HasPrefix(t, "--mount="):
+			_, v, _ := strings.Cut(t, "=")
+			bind(field{text: v, pattern: v, dynamic: a.dynamic})
+		case strings.HasPrefix(t, "-v") && len(t) > 2:
+			bind(field{text: t[2:], pattern: t[2:], dynamic: a.dynamic})
+		case (t == "-f" || t == "--file" || t == "--env-file") && k+1 < len(args) && sub != "":
+			r.addPath(args[k+1], st, "read", idx, name)
+			k++
+		case strings.HasPrefix(t, "--env-file=") || strings.HasPrefix(t, "--file="):
+			_, v, _ := strings.Cut(t, "=")
+			r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, st, "read", idx, name)
+		case strings.HasPrefix(t, "-"):
+		case sub == "":
+			sub = t
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if sub == "cp" && len(ops) == 2 {
+		for i, o := range ops {
+			if remote(o.text) {
+				continue // container:path
+			}
+			access := "read"
+			if i == 1 {
+				access = "write"
+			}
+			r.addPath(o, st, access, idx, name)
+		}
+	}
 }

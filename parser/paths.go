@@ -73,6 +73,9 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		r.classifyPattern(&p, joined, f)
 	}
 	p.InWorkspace = p.Zone == "workspace" || p.Zone == "workspace_root"
+	if access == "write" && !p.Glob && r.opaqueWriter(name) {
+		r.wrote(p.Real, nil) // downloaded or decoded: nobody saw the content
+	}
 	r.facts.Paths = append(r.facts.Paths, p)
 	return p
 }

@@ -102,7 +102,19 @@ var specs = map[string]spec{
 	"make":  {opts: "C:f:j:l:o:W:I:", optRole: roles("C", "cwd", "f", "read"), long: longs("--directory", "cwd", "--file", "read", "--makefile", "read"), role: "data"},
 	"cd":    {role: "cwd"}, "pushd": {role: "cwd"},
 	"split": {opts: "a:b:l:n:C:", role: "read"}, "csplit": {opts: "f:b:n:", role: "read"},
-	"openssl": {dashLong: true, long: longs("-in", "read", "-out", "write", "-key", "read", "-inkey", "read", "-cert", "read", "-certfile", "read", "-CAfile", "read", "-CAkey", "read", "-signkey", "read", "-config", "read", "-keyout", "write", "-passin", "data", "-passout", "data", "-pass", "data", "-subj", "data", "-days", "data", "-name", "data"), role: "guess"},
+	"sponge":     {opts: "a", role: "write"},
+	"fallocate":  {opts: "l:o:n", role: "write"},
+	"mktemp":     {opts: "p:t", optRole: roles("p", "write"), long: longs("--tmpdir", "write", "--suffix", "data"), role: "write"},
+	"sqlite3":    {opts: "", long: longs("-cmd", "data", "-init", "read", "-separator", "data"), role: "archive"},
+	"ssh-keygen": {opts: "f:t:b:C:N:P:I:n:O:V:z:Y:s:", optRole: roles("f", "write", "s", "read"), role: "data"},
+	"pandoc":     {opts: "o:f:t:", optRole: roles("o", "write"), long: longs("--output", "write", "--template", "read", "--lua-filter", "exec", "--filter", "exec"), role: "read"},
+	"cmake":      {opts: "B:S:G:D:C:", optRole: roles("B", "write", "S", "read", "C", "read"), long: longs("--install-prefix", "write", "--toolchain", "read", "--build", "write", "--install", "read", "--prefix", "write"), role: "guess"},
+	"ar":         {role: "archive", skip: 1},
+	"objcopy":    {role: "copy"},
+	"strip":      {opts: "o:", optRole: roles("o", "write"), role: "write"},
+	"7z":         {role: "archive", skip: 1},
+	"wget2":      {opts: "O:o:P:", optRole: roles("O", "write", "o", "write", "P", "write"), role: "data"},
+	"openssl":    {dashLong: true, long: longs("-in", "read", "-out", "write", "-key", "read", "-inkey", "read", "-cert", "read", "-certfile", "read", "-CAfile", "read", "-CAkey", "read", "-signkey", "read", "-config", "read", "-keyout", "write", "-passin", "data", "-passout", "data", "-pass", "data", "-subj", "data", "-days", "data", "-name", "data"), role: "guess"},
 	"go": {dashLong: true, long: longs("-o", "write", "-C", "cwd", "-modfile", "read", "-coverprofile", "write", "-cpuprofile", "write", "-memprofile", "write",
 		"-blockprofile", "write", "-mutexprofile", "write", "-trace", "write", "-outputdir", "write", "-toolexec", "data", "-exec", "data", "-vettool", "data",
 		"-overlay", "data", "-pgo", "data", "-tags", "data", "-ldflags", "data", "-gcflags", "data", "-run", "data", "-bench", "data", "-count", "data", "-timeout", "data", "-p", "data", "-covermode", "data", "-coverpkg", "data", "-mod", "data", "-buildmode", "data", "-benchtime", "data", "-parallel", "data", "-skip", "data", "-shuffle", "data", "-fuzz", "data", "-fuzztime", "data", "-asmflags", "data"), role: "guess"},
@@ -255,6 +267,19 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 			}
 		}
 	case "guess":
+		for k := 0; k < len(args); k++ {
+			a := args[k]
+			t := a.text
+			// options that name an output, for commands not in the table
+			if (t == "-o" || t == "--output" || t == "--out" || t == "--outdir" || t == "--output-dir" || t == "--prefix" || t == "--target" || t == "--dest" || t == "--destination") && k+1 < len(args) {
+				out = append(out, operand{args[k+1], "write"})
+			}
+			for _, pre := range []string{"--output=", "--out=", "--outdir=", "--output-dir=", "--prefix=", "--dest=", "--destination=", "--basetemp=", "--target-dir="} {
+				if v, ok := strings.CutPrefix(t, pre); ok {
+					out = append(out, operand{field{text: v, pattern: v, dynamic: a.dynamic}, "write"})
+				}
+			}
+		}
 		for _, o := range operands {
 			if looksLikePath(o.text) || o.dynamic || o.glob {
 				out = append(out, operand{o, "read"})

@@ -337,7 +337,7 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	if s.Cmd == nil {
 		return nil, nil
 	}
-	pathEnd, cmdStart := len(r.facts.Paths), len(r.facts.Commands)
+	pathEnd, cmdStart, redirEnd := len(r.facts.Paths), len(r.facts.Commands), len(r.facts.Redirects)
 	out, err := r.command(s.Cmd, st, sc, in)
 	// what a redirection of stdout wrote is the command's literal output;
 	// text tools, downloaders and decoders with other input wrote content
@@ -346,7 +346,7 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	if len(r.facts.Commands) > cmdStart {
 		producer = r.facts.Commands[cmdStart].Name
 	}
-	for i := redirStart; i < len(r.facts.Redirects) && err == nil; i++ {
+	for i := redirStart; i < redirEnd && err == nil; i++ {
 		rd := r.facts.Redirects[i]
 		if rd.Path == "" || rd.Fd != 1 && rd.Op != "&>" && rd.Op != "&>>" {
 			continue
@@ -514,6 +514,21 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 		merge(st, alts...)
 		return nil, nil
 	case *syntax.WhileClause:
+		if names, ok := readLoop(c); ok {
+			// while read f; do …; done < known input: one pass per line
+			if items, known := r.inputItems(in, true); known && len(items) <= maxFeedItems {
+				for _, it := range items {
+					r.assignRead(st, names, it)
+					if err := r.stmts(c.Do, st, sc); err != nil {
+						return nil, err
+					}
+				}
+				for _, n := range names {
+					st.setWild(n)
+				}
+				return nil, nil
+			}
+		}
 		if err := r.stmtsIn(c.Cond, st, sc, in); err != nil {
 			return nil, err
 		}
@@ -1017,7 +1032,7 @@ func (r *run) substOutput(cs *syntax.CmdSubst, st *state) (string, bool) {
 		return "", false
 	}
 	name := call.Args[0].Lit()
-	if name != "echo" && name != "printf" || r.shadowed(st, name) {
+	if r.shadowed(st, name) {
 		return "", false
 	}
 	for _, w := range call.Args {
@@ -1027,6 +1042,12 @@ func (r *run) substOutput(cs *syntax.CmdSubst, st *state) (string, bool) {
 	}
 	fs, err := expand.Fields(&expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}, call.Args...)
 	if err != nil {
+		return "", false
+	}
+	if out, ok := r.knownOutput(name, fs[1:], st); ok {
+		return out, true
+	}
+	if name != "echo" && name != "printf" {
 		return "", false
 	}
 	argv := make([]field, len(fs))
@@ -1428,4 +1449,93 @@ func (r *run) opaqueWriter(name string) bool {
 		}
 	}
 	return false
+}
+
+// knownOutput is the output of a few commands whose answer static analysis
+// knows: pwd, git rev-parse --show-toplevel, dirname, basename, realpath.
+func (r *run) knownOutput(name string, args []string, st *state) (string, bool) {
+	switch {
+	case name == "pwd" && st.cwd != "" && (len(args) == 0 || len(args) == 1 && (args[0] == "-P" || args[0] == "-L")):
+		return st.cwd, true
+	case name == "git" && len(args) == 2 && args[0] == "rev-parse" && args[1] == "--show-toplevel" && st.cwd != "":
+		// the nearest directory holding .git, within the workspace
+		for d := st.cwd; under(d, r.opts.Workspace); d = path.Dir(d) {
+			if _, err := os.Lstat(d + "/.git"); err == nil {
+				return d, true
+			}
+			if d == r.opts.Workspace {
+				break
+			}
+		}
+		return "", false
+	case name == "dirname" && len(args) == 1 && !strings.HasPrefix(args[0], "-"):
+		return path.Dir(args[0]), true
+	case name == "basename" && (len(args) == 1 || len(args) == 2) && !strings.HasPrefix(args[0], "-"):
+		b := path.Base(args[0])
+		if len(args) == 2 {
+			b = strings.TrimSuffix(b, args[1])
+		}
+		return b, true
+	case (name == "realpath" || name == "readlink" && len(args) == 2 && args[0] == "-f") && st.cwd != "":
+		p := args[len(args)-1]
+		if strings.HasPrefix(p, "-") {
+			return "", false
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = st.cwd + "/" + p
+		}
+		real, _, _ := Resolve(p)
+		return real, true
+	}
+	return "", false
+}
+
+// readLoop recognises "while read [-r] NAME…": the names read.
+func readLoop(c *syntax.WhileClause) ([]string, bool) {
+	if c.Until || len(c.Cond) != 1 {
+		return nil, false
+	}
+	call, ok := c.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "read" || len(c.Cond[0].Redirs) > 0 {
+		return nil, false
+	}
+	var names []string
+	for i := 1; i < len(call.Args); i++ {
+		a := call.Args[i].Lit()
+		switch {
+		case a == "":
+			return nil, false
+		case a == "-r" || a == "-s" || a == "-e":
+		case strings.HasPrefix(a, "-"):
+			return nil, false // -d, -n, -a … change what is read
+		default:
+			names = append(names, a)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{"REPLY"}
+	}
+	return names, true
+}
+
+// assignRead sets the variables of "read a b …" from one input line.
+func (r *run) assignRead(st *state, names []string, it field) {
+	if it.dynamic && !it.glob {
+		for _, n := range names {
+			st.setWild(n)
+		}
+		return
+	}
+	words := strings.Fields(it.text)
+	for i, n := range names {
+		v := ""
+		switch {
+		case i == len(names)-1 && i < len(words):
+			v = strings.Join(words[i:], " ")
+		case i < len(words):
+			v = words[i]
+		}
+		st.vars[n] = v
+		delete(st.wild, n)
+	}
 }

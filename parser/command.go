@@ -1555,36 +1555,13 @@ const maxFeedItems = 32
 // command lines and no command is left.
 func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, idx int, cwd string) ([]field, bool, error) {
 	local := &state{cwd: cwd, vars: st.vars}
-	unknown := field{text: "{input}", pattern: "*", dynamic: true, subst: true}
 	items := fd.items
 	if items == nil {
-		switch {
-		case fd.argFile != nil:
+		if fd.argFile != nil {
 			r.addPath(*fd.argFile, local, "read", idx, "xargs")
-			items = []field{unknown}
-		case in.literal != nil:
-			for _, w := range strings.Fields(*in.literal) {
-				items = append(items, field{text: w, pattern: w})
-			}
-		case in.kind == "pipe" && pathListers[in.from]:
-			for _, p := range r.facts.Paths {
-				if p.Cmd != in.fromIdx || p.Access == "cwd" || p.Access == "write" {
-					continue
-				}
-				if p.Zone == "unknown" {
-					items = append(items, unknown)
-					continue
-				}
-				dir := strings.TrimRight(p.Abs, "/")
-				items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true})
-			}
-			if items == nil {
-				items = []field{{text: "./{}", pattern: "./*", glob: true}}
-			}
-		case in.kind == "":
-			items = []field{} // no input: the sandbox gives /dev/null
-		default:
-			items = []field{unknown}
+			items = []field{unknownItem}
+		} else {
+			items, _ = r.inputItems(in, false)
 		}
 	}
 	if len(items) > maxFeedItems {
@@ -2115,4 +2092,46 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 			r.addPath(o, st, access, idx, name)
 		}
 	}
+}
+
+var unknownItem = field{text: "{input}", pattern: "*", dynamic: true, subst: true}
+
+// inputItems is what a command reading its stdin as a list gets: literal
+// input split into words (or lines), paths below a path-listing producer's
+// operands written "dir/{}", nothing for no input, and one unknown item
+// otherwise (known is false then).
+func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
+	switch {
+	case in.literal != nil:
+		var words []string
+		if lines {
+			words = strings.Split(strings.TrimRight(*in.literal, "\n"), "\n")
+		} else {
+			words = strings.Fields(*in.literal)
+		}
+		items := make([]field, 0, len(words))
+		for _, w := range words {
+			items = append(items, field{text: w, pattern: w})
+		}
+		return items, true
+	case in.kind == "pipe" && pathListers[in.from]:
+		var items []field
+		for _, p := range r.facts.Paths {
+			if p.Cmd != in.fromIdx || p.Access == "cwd" || p.Access == "write" {
+				continue
+			}
+			if p.Zone == "unknown" {
+				return []field{unknownItem}, false
+			}
+			dir := strings.TrimRight(p.Abs, "/")
+			items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true})
+		}
+		if items == nil {
+			items = []field{{text: "./{}", pattern: "./*", glob: true}}
+		}
+		return items, true
+	case in.kind == "":
+		return []field{}, true // no input: the sandbox gives /dev/null
+	}
+	return []field{unknownItem}, false
 }

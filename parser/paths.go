@@ -111,6 +111,9 @@ func (r *run) classifyPattern(p *Path, joined string, f field) {
 		p.Sensitive, p.SensitiveMatch = true, m
 		return
 	}
+	if p.Zone == "unknown" {
+		return // denied as unknown; guessing which secret it could be adds nothing
+	}
 	p.Sensitive, p.SensitiveMatch = r.cls.couldBeSensitive(p.Real, f.dynamic, p.Zone)
 }
 

@@ -230,7 +230,16 @@ func (g *Gate) input(c Call) (*Input, error) {
 	case "write_file", "edit_file":
 		in.Facts = g.an.Paths([]parser.PathArg{{Raw: str("path"), Access: "write"}}, opts)
 	case "search":
-		in.Facts = g.an.Paths([]parser.PathArg{{Raw: orDot(str("path")), Access: "read"}}, opts)
+		pa := []parser.PathArg{{Raw: orDot(str("path")), Access: "read"}}
+		if gl := str("glob"); gl != "" {
+			// the file filter: relative to path, at any depth unless it has a "/"
+			pat := orDot(str("path")) + "/" + gl
+			if !strings.Contains(gl, "/") {
+				pat = orDot(str("path")) + "/**/" + gl
+			}
+			pa = append(pa, parser.PathArg{Raw: pat, Access: "read", Glob: true})
+		}
+		in.Facts = g.an.Paths(pa, opts)
 	case "glob":
 		in.Facts = g.an.Paths([]parser.PathArg{{Raw: str("pattern"), Access: "read", Glob: true}}, opts)
 	default:

@@ -422,6 +422,10 @@ func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) erro
 		fs := r.fields(st, sc, rd.Word)
 		if len(fs) == 1 && !fs[0].dynamic && (isDigits(fs[0].text) || fs[0].text == "-" || isDigits(strings.TrimSuffix(fs[0].text, "-"))) {
 			r.facts.Redirects = append(r.facts.Redirects, Redirect{Op: op, Fd: fd})
+			if rd.Op == syntax.DplIn && (fd <= 0) && fs[0].text != "0" {
+				// <&3: stdin from another descriptor, content unknown
+				in.kind, in.literal, in.from = "pipe", nil, ""
+			}
 			return nil
 		}
 		// ">& file" writes both streams to file.
@@ -587,7 +591,8 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 		if c.Stmt == nil {
 			return nil, nil
 		}
-		return nil, r.stmt(c.Stmt, st, sc.with("background"), in)
+		// a coprocess reads what the script later writes to it
+		return nil, r.stmt(c.Stmt, st, sc.with("background"), stdin{kind: "pipe"})
 	case *syntax.TestDecl:
 		if c.Body == nil {
 			return nil, nil
@@ -755,7 +760,8 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 					return err
 				}
 				if fs := r.fields(st, sc, as.Value); len(fs) == 1 && fs[0].dynamic {
-					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: variant + " " + fs[0].text, Cmd: -1})
+					// declare "$name=value": which variable is set cannot be known
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: variant + " " + fs[0].text, Cmd: -1})
 				}
 			}
 			continue
@@ -866,6 +872,9 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 			return r.nested(val, st, sc, "nested-shell")
 		}
 	}
+	if dirSinkVars[name] && !dyn && val != "" {
+		r.addPath(r.word(val), st, "write", cmd, "")
+	}
 	if r.a.fileSinks[name] && !dyn && val != "" {
 		for _, part := range strings.Split(val, ":") {
 			if part != "" {
@@ -916,6 +925,17 @@ func (r *run) substNode(n syntax.Node, st *state, sc scope) error {
 		case *syntax.CmdSubst:
 			err = r.subshellList(x.Stmts, st, sc, "subst")
 			return false
+		case *syntax.ArithmExp:
+			r.arithAssigns(x.X, st)
+			return true
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLss, syntax.TsLeq, syntax.TsGtr, syntax.TsGeq:
+				// [[ a -eq b ]] evaluates both sides as arithmetic
+				r.arithAssigns(x.X, st)
+				r.arithAssigns(x.Y, st)
+			}
+			return true
 		case *syntax.ProcSubst:
 			in := stdin{}
 			if x.Op == syntax.CmdOut {
@@ -1158,6 +1178,11 @@ func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc,
 			}
 			if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && strings.Contains(x.Exp.Word.Lit(), "P") {
 				unknown, subst = true, true // ${x@P} expands the value like a prompt: it can run code
+				if x.Param != nil {
+					if v, ok := st.vars[x.Param.Value]; !ok || strings.ContainsAny(v, "$`") {
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "${" + x.Param.Value + "@P}", Cmd: -1})
+					}
+				}
 			}
 			return true
 		}
@@ -1539,3 +1564,6 @@ func (r *run) assignRead(st *state, names []string, it field) {
 		delete(st.wild, n)
 	}
 }
+
+// dirSinkVars name directories a program writes into (git's work tree).
+var dirSinkVars = map[string]bool{"GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true}

@@ -494,6 +494,25 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	switch {
 	case r.a.shells[name]:
 		return nil, r.shell(idx, name, args, local, sc, in)
+	case name == "pwsh" || name == "powershell" || name == "powershell.exe":
+		// -Command text is judged as a command line (PowerShell's simple
+		// commands read like shell ones); an encoded command cannot be read
+		for k, a := range args {
+			switch strings.ToLower(a.text) {
+			case "-c", "-command":
+				if k+1 < len(args) {
+					rest := make([]string, 0, len(args)-k-1)
+					for _, x := range args[k+1:] {
+						rest = append(rest, x.text)
+					}
+					return nil, r.scriptArg(idx, field{text: strings.Join(rest, " "), dynamic: args[k+1].dynamic}, local, sc)
+				}
+			case "-e", "-ec", "-encodedcommand", "-enc":
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "powershell " + a.text, Cmd: idx})
+				return nil, nil
+			}
+		}
+		return nil, r.interpreter(idx, name, args, local, sc, in)
 	case r.a.isInterpreter(name):
 		return nil, r.interpreter(idx, name, args, local, sc, in)
 	}
@@ -578,7 +597,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		return nil, r.find(idx, args, local, sc)
 	case "git":
 		return nil, r.git(idx, args, local, sc)
-	case "poetry", "pipenv", "uv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "bundle", "direnv", "pnpm", "yarn", "bun", "deno", "nix", "cargo":
+	case "poetry", "pipenv", "uv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "bundle", "direnv", "pnpm", "yarn", "bun", "deno", "nix":
 		if done, err := r.runsSub(idx, name, args, st, local, sc, in); done || err != nil {
 			return nil, err
 		}
@@ -600,13 +619,37 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "sed", "gsed":
 		r.sedScript(idx, name, args, local)
+	case "zip":
+		for k, a := range args {
+			if (a.text == "-TT" || a.text == "--unzip-command") && k+1 < len(args) {
+				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
+					return nil, err
+				}
+			} else if v, ok := strings.CutPrefix(a.text, "--unzip-command="); ok {
+				if err := r.scriptArg(idx, field{text: v, pattern: v, dynamic: a.dynamic}, local, sc); err != nil {
+					return nil, err
+				}
+			}
+		}
+	case "cargo":
+		for k, a := range args {
+			v := ""
+			if a.text == "--config" && k+1 < len(args) {
+				v = args[k+1].text
+			} else if x, ok := strings.CutPrefix(a.text, "--config="); ok {
+				v = x
+			}
+			if strings.Contains(v, "runner") || strings.Contains(v, "linker") || strings.Contains(v, "wrapper") || strings.Contains(v, "rustc") {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "cargo --config " + v, Cmd: idx})
+			}
+		}
 	case "docker", "podman", "nerdctl":
 		r.container(idx, name, args, local)
 	case "screen":
 		k := 0
 		for k < len(args) && strings.HasPrefix(args[k].text, "-") {
-			if strings.ContainsAny(args[k].text[1:], "SclpLt") && !strings.ContainsAny(args[k].text[1:], "dmr") || args[k].text == "-S" {
-				k++
+			if t := args[k].text[1:]; strings.HasSuffix(t, "S") || strings.HasSuffix(t, "c") || strings.HasSuffix(t, "p") || strings.HasSuffix(t, "L") && len(t) > 1 || strings.HasSuffix(t, "t") || strings.HasSuffix(t, "e") || strings.HasSuffix(t, "h") || strings.HasSuffix(t, "T") {
+				k++ // the option's value (session name, config file …)
 			}
 			k++
 		}
@@ -793,8 +836,14 @@ func (r *run) setAlias(st *state, name, body string) {
 }
 
 func (r *run) cdpath(st *state) bool {
-	_, ok := st.vars["CDPATH"]
-	return ok
+	if _, ok := st.vars["CDPATH"]; ok {
+		return true
+	}
+	if n := len(r.facts.Commands); n > 0 {
+		_, ok := r.facts.Commands[n-1].Env["CDPATH"]
+		return ok
+	}
+	return false
 }
 
 // isStdinPath names the standard input as a file.
@@ -909,8 +958,25 @@ func (r *run) isDir(st *state, f field) bool {
 	return err == nil && fi.IsDir()
 }
 
-// operands adds the path operands of a command to the path set.
+// operands adds the path operands of a command to the path set. Any other
+// argument naming a secret by absolute or home path is counted as a read
+// too: options this table does not know may take file names.
 func (r *run) operands(idx int, name string, args []field, local *state) {
+	if _, known := specs[name]; !known && name != "echo" && name != "printf" {
+		for _, a := range args {
+			t := a.text
+			if i := strings.IndexByte(t, '='); i > 0 && strings.HasPrefix(t, "-") {
+				t = t[i+1:]
+			}
+			if a.dynamic || !(strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~")) {
+				continue
+			}
+			abs := path.Clean(r.tilde(t))
+			if s, _ := r.cls.sensitive(abs, r.cls.zone(abs)); s {
+				r.addPath(field{text: t, pattern: t}, local, "read", idx, name)
+			}
+		}
+	}
 	for _, o := range classifyArgs(name, lookupSpec(name), args) {
 		role := o.role
 		if role == "maybe" {
@@ -1099,6 +1165,9 @@ options:
 			// python -m MODULE ARGS: the rest belongs to the module
 			inline = true
 			rest = args[min(i+2, len(args)):]
+			if v, ok := value(i + 1); ok {
+				r.pythonModule(idx, name, v.text, rest, st)
+			}
 			r.guessRest(idx, name, rest, st)
 			return nil
 		case isAwk && (t == "-f" || t == "--file"):
@@ -1580,6 +1649,9 @@ func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, i
 		return nil, true, nil
 	}
 	if fd.script && len(argv) == 1 {
+		if len(items) == 0 {
+			items = []field{{text: fd.replace, pattern: fd.replace}} // runs once
+		}
 		for _, it := range items {
 			if it.dynamic {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: it.text, Cmd: idx})
@@ -1910,6 +1982,8 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 		switch {
 		case t == "--eval" || t == "-E" || strings.HasPrefix(t, "--eval="):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "make " + t, Cmd: idx})
+		case strings.HasPrefix(t, ".SHELLFLAGS=") || strings.HasPrefix(t, "MAKESHELL="):
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t, Cmd: idx})
 		case !strings.HasPrefix(t, "-") && isAssignWord(t):
 			name, val, _ := strings.Cut(t, "=")
 			if name == ".SHELLFLAGS" {
@@ -2134,4 +2208,45 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 		return []field{}, true // no input: the sandbox gives /dev/null
 	}
 	return []field{unknownItem}, false
+}
+
+// pythonModule knows the standard modules that write a path operand.
+func (r *run) pythonModule(idx int, name, mod string, args []field, st *state) {
+	var ops []field
+	for k := 0; k < len(args); k++ {
+		t := args[k].text
+		switch {
+		case (t == "-d" || t == "--dest" || t == "-t" || t == "--target" || t == "--prefix" || t == "--root" || t == "-o" || t == "--output") && k+1 < len(args):
+			if mod == "pip" || mod == "zipapp" {
+				r.addPath(args[k+1], st, "write", idx, name)
+			}
+			k++
+		case strings.HasPrefix(t, "-"):
+		default:
+			ops = append(ops, args[k])
+		}
+	}
+	write := func(i int) {
+		if i >= 0 && i < len(ops) {
+			r.addPath(ops[i], st, "write", idx, name)
+		}
+	}
+	switch mod {
+	case "venv", "virtualenv":
+		for i := range ops {
+			write(i)
+		}
+	case "json.tool":
+		write(1)
+	case "zipfile", "tarfile":
+		for k, a := range args {
+			if (a.text == "-c" || a.text == "--create") && k+1 < len(args) {
+				r.addPath(args[k+1], st, "write", idx, name)
+			}
+			if (a.text == "-e" || a.text == "--extract") && k+2 < len(args) {
+				r.addPath(args[k+2], st, "write", idx, name)
+			}
+		}
+	case "py_compile", "compileall":
+	}
 }

@@ -2,7 +2,12 @@ package parser
 
 import (
 	"fmt"
+	"os"
+	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // PathArg is a path given directly to a file tool (no shell in between).
@@ -35,6 +40,99 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 		}
 		fl := field{text: p.Raw, pattern: p.Raw, glob: p.Glob && hasGlobMeta(p.Raw)}
 		r.addPath(fl, st, p.Access, -1, "")
+		if p.Glob {
+			// every match counts, with symlinks resolved
+			for _, m := range r.globMatches(p.Raw) {
+				r.addPath(field{text: m, pattern: m}, st, p.Access, -1, "")
+			}
+		}
 	}
 	return f
+}
+
+// globMatches expands a file tool's glob pattern against the workspace, as
+// a glob tool would: braces, "*", "?", "[…]" within a component, "**" for
+// any depth. "**" does not descend into symlinked directories; a wildcard
+// component matching a symlink does go through it. The walk reads at most
+// MaxGlob directory entries; past that the matches found so far are kept.
+func (r *run) globMatches(pattern string) []string {
+	var out []string
+	budget := r.opts.MaxGlob * 4
+	for _, pat := range expandBraces(pattern) {
+		base := r.opts.Workspace
+		if strings.HasPrefix(pat, "/") {
+			base = "/"
+		} else if strings.HasPrefix(pat, "~") {
+			continue // judged by the pattern itself (the home directory)
+		}
+		comps := strings.Split(strings.Trim(pat, "/"), "/")
+		r.globWalk(base, comps, &budget, &out)
+	}
+	return out
+}
+
+func (r *run) globWalk(dir string, comps []string, budget *int, out *[]string) {
+	if *budget <= 0 || len(*out) > maxFeedItems*8 {
+		return
+	}
+	if len(comps) == 0 {
+		*out = append(*out, dir)
+		return
+	}
+	c, rest := comps[0], comps[1:]
+	join := func(name string) string {
+		if dir == "/" {
+			return "/" + name
+		}
+		return dir + "/" + name
+	}
+	switch {
+	case c == "" || c == ".":
+		r.globWalk(dir, rest, budget, out)
+	case c == "..":
+		r.globWalk(join(".."), rest, budget, out)
+	case c == "**":
+		r.globWalk(dir, rest, budget, out)
+		ents, err := os.ReadDir(dir)
+		*budget -= len(ents) + 1
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if e.IsDir() { // a symlink is not IsDir: ** does not follow links
+				r.globWalk(join(e.Name()), comps, budget, out)
+			}
+		}
+	case isGlob(c):
+		ents, err := os.ReadDir(dir)
+		*budget -= len(ents) + 1
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if ok, _ := path.Match(c, e.Name()); ok {
+				r.globWalk(join(e.Name()), rest, budget, out)
+			}
+		}
+	default:
+		if _, err := os.Lstat(join(c)); err == nil {
+			r.globWalk(join(c), rest, budget, out)
+		}
+	}
+}
+
+// expandBraces expands {a,b} alternatives (bounded), as glob tools do.
+func expandBraces(p string) []string {
+	w := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: p}}}
+	if !syntax.SplitBraces(w) {
+		return []string{p}
+	}
+	var out []string
+	for x, err := range expand.BracesSeq(nil, w) {
+		if err != nil || len(out) >= 64 {
+			break
+		}
+		out = append(out, x.Lit())
+	}
+	return out
 }

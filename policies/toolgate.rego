@@ -172,7 +172,8 @@ else := {"workspace_root", "workspace"}
 
 writable_zones := {"workspace_root", "workspace", "tmp_root", "tmp", "dev_safe"} if is_exec
 
-else := {"workspace_root", "workspace"}
+# file tools write files, never the workspace directory itself
+else := {"workspace"}
 
 deletable_zones := {"workspace", "tmp"} if is_exec
 

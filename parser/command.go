@@ -219,9 +219,19 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		}
 		r.forkCalls[sc.fn] = append(r.forkCalls[sc.fn], cmd.Name)
 	}
+	sends := false
+	for _, g := range r.a.groupsOf(cmd.Name) {
+		if g == "downloaders" || g == "network_clients" || g == "uploaders" {
+			sends = true
+		}
+	}
 	for _, f := range argv[1:] {
 		if f.dynamic {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: dynKind(f), Text: f.text, Cmd: idx})
+		}
+		if sends && f.substWord && !strings.HasPrefix(f.text, "-o") {
+			// curl -d "$(cat .env)", dig $(…).example.com: command output sent away
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "upload", Text: f.text, Cmd: idx})
 		}
 	}
 	if cmd.Name == "" {
@@ -696,15 +706,42 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				if err := r.nested(v, local, sc, "nested-shell"); err != nil {
 					return nil, err
 				}
+			} else if strings.HasPrefix(a.text, "-e") && len(a.text) > 2 && !strings.HasPrefix(a.text, "--") {
+				if err := r.scriptArg(idx, field{text: a.text[2:], pattern: a.text[2:], dynamic: a.dynamic}, local, sc); err != nil {
+					return nil, err
+				}
 			}
 		}
-	case "ssh":
+	case "ssh", "scp", "sftp", "autossh", "sshfs":
+		if err := r.sshOptions(idx, name, args, local, sc); err != nil {
+			return nil, err
+		}
+	case "aws", "gsutil", "rclone", "gh", "az", "s3cmd", "azcopy":
+		r.cloudUpload(idx, name, args, local)
+	case "http", "https", "xh", "xhs", "httpie":
+		for _, a := range args {
+			// httpie items: @file is a body from a file, name@file a file field
+			if i := strings.IndexByte(a.text, '@'); i >= 0 && !strings.Contains(a.text, "://") && (i == 0 || isName(strings.TrimSuffix(a.text[:i], "="))) && i+1 < len(a.text) {
+				f := a.text[i+1:]
+				r.addPath(field{text: f, pattern: f, dynamic: a.dynamic}, local, "read", idx, name)
+				r.facts.Paths[len(r.facts.Paths)-1].Role = "upload"
+			}
+		}
+	case "socat":
+		for _, a := range args {
+			for _, pre := range []string{"FILE:", "OPEN:", "GOPEN:", "CREATE:", "file:", "open:", "gopen:"} {
+				if f, ok := strings.CutPrefix(a.text, pre); ok {
+					f, _, _ = strings.Cut(f, ",")
+					r.addPath(field{text: f, pattern: f, dynamic: a.dynamic}, local, "read", idx, name)
+					r.facts.Paths[len(r.facts.Paths)-1].Role = "upload"
+				}
+			}
+		}
+	case "npx", "npm":
 		for k, a := range args {
-			if a.text == "-o" && k+1 < len(args) {
-				if v, ok := cutFold(args[k+1].text, "ProxyCommand="); ok {
-					if err := r.nested(v, local, sc, "nested-shell"); err != nil {
-						return nil, err
-					}
+			if (a.text == "-c" || a.text == "--call") && k+1 < len(args) && (name == "npx" || k > 0 && args[0].text == "exec") {
+				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -962,7 +999,7 @@ func (r *run) isDir(st *state, f field) bool {
 // argument naming a secret by absolute or home path is counted as a read
 // too: options this table does not know may take file names.
 func (r *run) operands(idx int, name string, args []field, local *state) {
-	if _, known := specs[name]; !known && name != "echo" && name != "printf" {
+	if sp, known := specs[name]; (!known || sp.skip == 0) && name != "echo" && name != "printf" {
 		for _, a := range args {
 			t := a.text
 			if i := strings.IndexByte(t, '='); i > 0 && strings.HasPrefix(t, "-") {
@@ -2248,5 +2285,95 @@ func (r *run) pythonModule(idx int, name, mod string, args []field, st *state) {
 			}
 		}
 	case "py_compile", "compileall":
+	}
+}
+
+// sshOptions: ssh's -o options that run local commands (ProxyCommand,
+// LocalCommand, KnownHostsCommand, Match exec) and scp/sftp -S PROGRAM.
+func (r *run) sshOptions(idx int, name string, args []field, st *state, sc scope) error {
+	local := map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+	option := func(v field) error {
+		key, val, ok := strings.Cut(v.text, "=")
+		if !ok {
+			key, val, _ = strings.Cut(strings.TrimSpace(v.text), " ")
+		}
+		key = strings.ToLower(strings.TrimSpace(key))
+		switch {
+		case local[key]:
+			return r.scriptArg(idx, field{text: strings.TrimSpace(val), pattern: val, dynamic: v.dynamic}, st, sc)
+		case key == "match" && strings.Contains(strings.ToLower(val), "exec"):
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "ssh Match exec", Cmd: idx})
+		}
+		return nil
+	}
+	for k, a := range args {
+		t := a.text
+		switch {
+		case t == "-o" && k+1 < len(args):
+			if err := option(args[k+1]); err != nil {
+				return err
+			}
+		case strings.HasPrefix(t, "-o") && len(t) > 2:
+			if err := option(field{text: t[2:], pattern: t[2:], dynamic: a.dynamic}); err != nil {
+				return err
+			}
+		case t == "-S" && k+1 < len(args) && (name == "scp" || name == "sftp"):
+			if err := r.scriptArg(idx, args[k+1], st, sc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// cloudUpload marks local files that cloud and forge clients send away:
+// aws s3 cp/sync/mv, gsutil cp/rsync, rclone copy/sync/move, gh gist create,
+// gh release upload, az storage blob upload.
+func (r *run) cloudUpload(idx int, name string, args []field, st *state) {
+	var ops []string
+	var fields []field
+	for _, a := range args {
+		if !strings.HasPrefix(a.text, "-") {
+			ops = append(ops, a.text)
+			fields = append(fields, a)
+		}
+	}
+	remoteish := func(s string) bool {
+		return strings.Contains(s, "://") || remote(s)
+	}
+	upload := func(f field) {
+		r.addPath(f, st, "read", idx, name)
+		r.facts.Paths[len(r.facts.Paths)-1].Role = "upload"
+	}
+	switch {
+	case name == "aws" && len(ops) >= 4 && ops[0] == "s3" && (ops[1] == "cp" || ops[1] == "sync" || ops[1] == "mv"),
+		name == "s3cmd" && len(ops) >= 3 && (ops[0] == "put" || ops[0] == "sync"):
+		start := 2
+		if name == "s3cmd" {
+			start = 1
+		}
+		if remoteish(ops[len(ops)-1]) {
+			for i := start; i < len(ops)-1; i++ {
+				if !remoteish(ops[i]) {
+					upload(fields[i])
+				}
+			}
+		}
+	case (name == "gsutil" || name == "rclone" || name == "azcopy") && len(ops) >= 3:
+		if remoteish(ops[len(ops)-1]) {
+			for i := 1; i < len(ops)-1; i++ {
+				if !remoteish(ops[i]) {
+					upload(fields[i])
+				}
+			}
+		}
+	case name == "gh" && len(ops) >= 3 && ops[0] == "gist" && ops[1] == "create":
+		for i := 2; i < len(ops); i++ {
+			upload(fields[i])
+		}
+	case name == "gh" && len(ops) >= 4 && ops[0] == "release" && ops[1] == "upload":
+		for i := 3; i < len(ops); i++ {
+			upload(fields[i])
+		}
 	}
 }

@@ -127,7 +127,7 @@ ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a regist
 	subcommand(c) in subs
 }
 
-ask contains {"rule": "ask.network", "message": sprintf("%s listens for or opens network connections; a person must approve network access", [concat(" ", array.slice(c.argv, 0, 3))])} if {
+deny contains {"rule": "remote.listener", "message": sprintf("%s listens for network connections, exposing this machine; run servers only where the user set them up", [concat(" ", array.slice(c.argv, 0, 3))])} if {
 	some c in commands
 	listener(c)
 }
@@ -147,7 +147,13 @@ listener(c) if {
 
 listener(c) if {
 	c.name == "openssl"
-	subcommand(c) in {"s_client", "s_server", "s_time"}
+	subcommand(c) == "s_server"
+}
+
+ask contains {"rule": "ask.network", "message": "openssl s_client connects to another host; a person must approve network access"} if {
+	some c in commands
+	c.name == "openssl"
+	subcommand(c) in {"s_client", "s_time"}
 }
 
 listener(c) if {

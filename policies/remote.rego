@@ -59,3 +59,9 @@ deny contains {"rule": "remote.upload", "message": sprintf("%s uploads the local
 	some p in paths
 	p.role == "upload"
 }
+
+deny contains {"rule": "remote.upload", "message": sprintf("%s sends the output of a command (%s) to another host; sharing data off the machine is not allowed", [commands[d.cmd].name, d.text])} if {
+	input.present.dynamic.upload
+	some d in input.dynamic
+	d.kind == "upload"
+}

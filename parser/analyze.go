@@ -762,6 +762,12 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 				if fs := r.fields(st, sc, as.Value); len(fs) == 1 && fs[0].dynamic {
 					// declare "$name=value": which variable is set cannot be known
 					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: variant + " " + fs[0].text, Cmd: -1})
+				} else if len(fs) == 1 && isAssignWord(fs[0].text) {
+					// export "$v=x" where v is known: an assignment after all
+					k, v, _ := strings.Cut(fs[0].text, "=")
+					if err := r.recordAssign(k, v, false, st, sc, -1, nil); err != nil {
+						return err
+					}
 				}
 			}
 			continue

@@ -108,6 +108,16 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 		return nil, nil
 	}
 	argv := r.fields(st, sc, c.Args...)
+	if len(argv) == 0 {
+		// the words expanded to nothing ("$IFS", "$EMPTY"): bash runs no
+		// command, only the assignments
+		for _, as := range c.Assigns {
+			if err := r.assign(as, st, sc, -1, nil); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
 	if len(argv) > 0 && !argv[0].dynamic {
 		if body, ok := st.aliases[argv[0].text]; ok {
 			// an alias: its body, followed by the arguments, is what runs
@@ -130,6 +140,9 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 
 // simple records one command (after peeling wrappers) and analyses it.
 func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string]string, assigns []*syntax.Assign, wrappers []string) (*string, error) {
+	if len(argv) == 0 {
+		return nil, nil
+	}
 	if len(r.facts.Commands) >= r.opts.MaxCmds {
 		return nil, r.stop(CodeTooComplex, "more than %d commands", r.opts.MaxCmds)
 	}
@@ -841,7 +854,11 @@ func (r *run) forgetAssigned(name string, args []field, st *state) {
 			st.setWild(args[1].text)
 		}
 	default:
-		valueOpts := map[string]bool{"-a": true, "-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true, "-O": true, "-s": true, "-C": true, "-c": true}
+		valueOpts := map[string]bool{"-a": true, "-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true}
+		if name != "read" {
+			// mapfile/readarray: -t is a flag
+			valueOpts = map[string]bool{"-d": true, "-n": true, "-O": true, "-s": true, "-u": true, "-C": true, "-c": true}
+		}
 		named := false
 		for k := 0; k < len(args); k++ {
 			t := args[k].text
@@ -1002,8 +1019,8 @@ func (r *run) operands(idx int, name string, args []field, local *state) {
 	if sp, known := specs[name]; (!known || sp.skip == 0) && name != "echo" && name != "printf" {
 		for _, a := range args {
 			t := a.text
-			if i := strings.IndexByte(t, '='); i > 0 && strings.HasPrefix(t, "-") {
-				t = t[i+1:]
+			if i := strings.IndexByte(t, '='); i > 0 && !strings.ContainsAny(t[:i], "/~") {
+				t = t[i+1:] // --opt=PATH, IdentityFile=PATH
 			}
 			if a.dynamic || !(strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~")) {
 				continue
@@ -1313,7 +1330,7 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 		if r.opts.Home != "" {
 			target = &field{text: r.opts.Home, pattern: r.opts.Home}
 		}
-	case !strings.HasPrefix(target.text, "/") && !strings.HasPrefix(target.text, ".") && r.cdpath(st):
+	case !strings.HasPrefix(target.text, "/") && target.text != "." && target.text != ".." && !strings.HasPrefix(target.text, "./") && !strings.HasPrefix(target.text, "../") && r.cdpath(st):
 		// with CDPATH set, a relative cd may land anywhere on it
 		st.cwd, st.cwdReal = "", false
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "cwd", Text: "CDPATH cd " + target.text, Cmd: idx})
@@ -1480,6 +1497,13 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 	case "rm":
 		for _, o := range ops {
 			r.addPath(o, local, "delete", idx, "git")
+		}
+	case "send-email":
+		for _, o := range ops {
+			if !strings.Contains(o.text, "@") {
+				r.addPath(o, local, "read", idx, "git")
+				r.facts.Paths[len(r.facts.Paths)-1].Role = "upload"
+			}
 		}
 	case "apply", "am", "hash-object":
 		for _, o := range ops {

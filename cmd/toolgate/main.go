@@ -1,5 +1,3 @@
-// Command toolgate is a policy-driven security gateway between an AI agent
-// and the tools it calls. See the README for its commands.
 package main
 
 import (

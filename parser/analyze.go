@@ -367,12 +367,21 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 			}
 		}
 	}
-	// A simple command's redirections belong to it.
+	// A simple command's redirections belong to it; a file fed to an HTTP
+	// client on stdin is sent away.
 	if _, ok := s.Cmd.(*syntax.CallExpr); ok && err == nil && len(r.facts.Commands) > cmdStart && redirStart < len(r.facts.Redirects) {
 		name := r.facts.Commands[cmdStart].Name
+		sends := name == "openssl"
+		for _, g := range r.a.groupsOf(name) {
+			sends = sends || g == "uploaders"
+		}
 		for i := pathStart; i < pathEnd; i++ {
-			if r.facts.Paths[i].Cmd == -1 && r.facts.Paths[i].Command == "" {
-				r.facts.Paths[i].Cmd, r.facts.Paths[i].Command = cmdStart, name
+			p := &r.facts.Paths[i]
+			if p.Cmd == -1 && p.Command == "" {
+				p.Cmd, p.Command = cmdStart, name
+				if sends && p.Access == "read" && p.Zone != "dev_safe" {
+					p.Role = "upload"
+				}
 			}
 		}
 	}
@@ -1118,8 +1127,12 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		fs, err := expand.Fields(r.config(st), w)
 		if err != nil {
 			text, pattern := r.render(w, st)
-			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget),
-				wild: strings.Contains(err.Error(), "brace expansion")})
+			wild := strings.Contains(err.Error(), "brace expansion")
+			if wild {
+				// too large to expand: what the word holds is unknowable
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "too_large", Text: text, Cmd: -1})
+			}
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget), wild: wild})
 			continue
 		}
 		gw, sw := wordHasUnquotedGlob(w), hasCmdSubst(w)

@@ -2193,6 +2193,10 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		t := a.text
+		if (sub == "exec" || sub == "run") && len(ops) == 1 {
+			ops = append(ops, args[k:]...) // after the container: the command, verbatim
+			break
+		}
 		switch {
 		case (t == "-v" || t == "--volume" || t == "--mount") && k+1 < len(args):
 			bind(args[k+1])
@@ -2208,12 +2212,18 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 		case strings.HasPrefix(t, "--env-file=") || strings.HasPrefix(t, "--file="):
 			_, v, _ := strings.Cut(t, "=")
 			r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, st, "read", idx, name)
+		case strings.HasPrefix(t, "-") && !strings.Contains(t, "=") && containerValueOpts[t] && k+1 < len(args):
+			k++ // -u USER, -w DIR, -e VAR, --name N …
 		case strings.HasPrefix(t, "-"):
 		case sub == "":
 			sub = t
 		default:
 			ops = append(ops, a)
 		}
+	}
+	if (sub == "exec" || sub == "run") && len(ops) > 1 {
+		// the container runs the command: judge it as if it ran here
+		_, _ = r.simple(ops[1:], st, scope{ctx: "nested-shell", depth: 1, fnIdx: -1}, stdin{}, map[string]string{}, nil, []string{name + " " + sub})
 	}
 	if sub == "cp" && len(ops) == 2 {
 		for i, o := range ops {
@@ -2401,3 +2411,9 @@ func (r *run) cloudUpload(idx int, name string, args []field, st *state) {
 		}
 	}
 }
+
+var containerValueOpts = map[string]bool{"-u": true, "--user": true, "-w": true, "--workdir": true, "-e": true, "--env": true,
+	"--name": true, "-p": true, "--publish": true, "--network": true, "--net": true, "-h": true, "--hostname": true,
+	"--entrypoint": true, "-l": true, "--label": true, "--platform": true, "--cpus": true, "-m": true, "--memory": true,
+	"--restart": true, "--cap-add": true, "--cap-drop": true, "--security-opt": true, "--pid": true, "--ipc": true,
+	"--device": true, "--add-host": true, "--dns": true, "--log-driver": true, "--tmpfs": true, "--ulimit": true}

@@ -25,7 +25,7 @@ type Present struct {
 }
 
 // scriptKinds are the dynamic kinds that mean code could not be read.
-var scriptKinds = map[string]bool{"nested_script": true, "eval": true, "procsubst_script": true, "stdin_script": true}
+var scriptKinds = map[string]bool{"nested_script": true, "eval": true, "procsubst_script": true, "stdin_script": true, "too_large": true}
 
 // Index computes the Present index of f, with the command groups of a.
 func (a *Analyzer) Index(f *Facts) Present {

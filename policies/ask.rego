@@ -98,6 +98,7 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s runs a packa
 	input.present.groups.package_runners
 	some c in commands
 	in_group(c.name, "package_runners")
+	not only_asking(c)
 }
 
 ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s removes the repository's history; a person must approve", [p.raw])} if {
@@ -125,11 +126,21 @@ ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a regist
 	some c in commands
 	subs := publishing[c.name]
 	subcommand(c) in subs
+	not only_asking(c)
 }
+
+# --help, --version and --dry-run ask nothing of the network
+only_asking(c) if long_flag(c, "--dry-run")
+
+only_asking(c) if long_flag(c, "--help")
+
+only_asking(c) if long_flag(c, "--version")
 
 deny contains {"rule": "remote.listener", "message": sprintf("%s listens for network connections, exposing this machine; run servers only where the user set them up", [concat(" ", array.slice(c.argv, 0, 3))])} if {
 	some c in commands
 	listener(c)
+	not only_asking(c)
+	not short_flag(c, "h")
 }
 
 listener(c) if {

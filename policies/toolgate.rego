@@ -72,7 +72,7 @@ present_of(doc) := object.union(lists, {k: true | some k, v in flags; v}) if {
 	}
 }
 
-script_kinds := {"nested_script", "eval", "procsubst_script", "stdin_script"}
+script_kinds := {"nested_script", "eval", "procsubst_script", "stdin_script", "too_large"}
 
 # ---- helpers over the input ----
 

@@ -15,6 +15,8 @@ deny contains {"rule": "dynamic.nested_script", "message": sprintf("%s runs a sc
 
 script_runner(d) := commands[d.cmd].name if d.cmd >= 0
 
+else := "a brace expansion" if d.kind == "too_large"
+
 else := "a variable"
 
 deny contains {"rule": "dynamic.decode_to_shell", "message": sprintf("decoded data from %s is piped into %s: that hides the code being run; write the commands in clear text", [pl[i], pl[j]])} if {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/internal/corpus"
 )
 
 // benchMix is a realistic mix of calls: mostly everyday development, some
@@ -43,9 +44,23 @@ var benchMix = []gate.Call{
 }
 
 // BenchmarkDecide decides the mix in-process (decode excluded) and reports
-// the median and p99 latency per decision besides ns/op.
-func BenchmarkDecide(b *testing.B) {
-	g, _, _ := corpusGate(b)
+// the median and p99 latency per decision besides ns/op. The mix repeats,
+// so most decisions come from the decision cache;
+// BenchmarkDecideUncached measures analysis and evaluation every time.
+func BenchmarkDecide(b *testing.B) { benchDecide(b, false) }
+
+// BenchmarkDecideUncached is BenchmarkDecide with the cache off.
+func BenchmarkDecideUncached(b *testing.B) { benchDecide(b, true) }
+
+func benchDecide(b *testing.B, noCache bool) {
+	ws, home, err := corpus.Fixture(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, err := gate.New(context.Background(), gate.Options{Workspace: ws, Home: home, NoCache: noCache})
+	if err != nil {
+		b.Fatal(err)
+	}
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()

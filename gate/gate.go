@@ -28,17 +28,20 @@ type Options struct {
 	PolicyDirs []string // Builtin for the embedded default; empty: the default alone
 	DataFiles  []string
 	Limits     Limits
+	// NoCache turns the decision cache off (for measuring the evaluation).
+	NoCache bool
 }
 
 // Gate decides tool calls. It is safe for concurrent use.
 type Gate struct {
-	pol  *Policy
-	pq   rego.PreparedEvalQuery
-	an   *parser.Analyzer
-	val  *validator
-	ws   string
-	home string
-	lim  Limits
+	cache *decisionCache
+	pol   *Policy
+	pq    rego.PreparedEvalQuery
+	an    *parser.Analyzer
+	val   *validator
+	ws    string
+	home  string
+	lim   Limits
 }
 
 // Input is the document the policy sees (see README, "The Rego input document").
@@ -119,7 +122,11 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults()}, nil
+	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults()}
+	if !o.NoCache {
+		g.cache = newDecisionCache(4096)
+	}
+	return g, nil
 }
 
 // Workspace is the resolved workspace root.
@@ -256,10 +263,26 @@ func orDot(s string) string {
 }
 
 // evaluate runs the prepared query and checks the shape of its answer.
-func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.QueryTracer) Result {
+func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.QueryTracer) (res Result) {
 	v, err := inputValue(in)
 	if err != nil {
 		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
+	}
+	// The policy is pure and its data fixed for the gate's life, and the
+	// input holds everything read from the filesystem: equal inputs get
+	// equal decisions. (Traced evaluations are never cached.)
+	key := ""
+	if g.cache != nil && tracer == nil {
+		key = v.String()
+		if r, ok := g.cache.get(key); ok {
+			r.ID, r.Tool = c.ID, c.Tool
+			return r
+		}
+		defer func() {
+			if key != "" {
+				g.cache.put(key, res)
+			}
+		}()
 	}
 	opts := []rego.EvalOption{rego.EvalParsedInput(v)}
 	if tracer != nil {

@@ -274,3 +274,34 @@ func normalize(v any) any {
 	json.Unmarshal(b, &out)
 	return out
 }
+
+// TestCacheSeesFilesystemChanges: the decision cache is keyed on the whole
+// input, which holds what was read from the filesystem: the same call is
+// judged anew when a file it names turns into a link to a secret.
+func TestCacheSeesFilesystemChanges(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("k"), 0o600)
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("n"), 0o644)
+	g := newGate(t, gate.Options{Workspace: ws, Home: home})
+	ctx := context.Background()
+	for i := 0; i < 2; i++ {
+		if r := g.Decide(ctx, execCall("cat notes.txt")); r.Decision != "allow" {
+			t.Fatalf("before: %+v", r)
+		}
+	}
+	os.Remove(filepath.Join(ws, "notes.txt"))
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(ws, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r := g.Decide(ctx, execCall("cat notes.txt"))
+	if r.Decision != "deny" {
+		t.Fatalf("after the swap: %+v", r)
+	}
+	// a cached answer carries the new call's id
+	c := execCall("cat notes.txt")
+	c.ID = "other"
+	if r := g.Decide(ctx, c); r.ID != "other" || r.Decision != "deny" {
+		t.Fatalf("cached: %+v", r)
+	}
+}

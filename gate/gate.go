@@ -182,7 +182,11 @@ func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (
 	if _, ok := tools.Lookup(c.Tool); !ok {
 		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", c.Tool, toolNames()))
 	}
-	if errs, _ := g.val.validate(c.Tool, c.Args); len(errs) > 0 {
+	errs, known := g.val.validate(c.Tool, c.Args)
+	if !known {
+		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("no schema for tool %q, so its arguments cannot be checked", c.Tool))
+	}
+	if len(errs) > 0 {
 		return deny(c.ID, c.Tool, CodeInvalidArgs, fmt.Sprintf("invalid arguments for %s: %s", c.Tool, strings.Join(errs, "; ")))
 	}
 	in, err := g.input(c)

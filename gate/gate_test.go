@@ -206,36 +206,10 @@ func TestAllowlist(t *testing.T) {
 	}
 }
 
-// TestASTInputMatchesJSON: the input built directly as an OPA value equals
-// the JSON encoding of Input, for every exec spelling of the corpus.
-func TestASTInputMatchesJSON(t *testing.T) {
-	cases, err := corpus.Load(corpusDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, ws, home := corpusGate(t)
-	n := 0
-	for _, c := range cases {
-		for _, line := range c.Lines(ws, home) {
-			for _, r := range g.DecideLine(context.Background(), []byte(line), 1) {
-				if r.Input == nil {
-					continue
-				}
-				n++
-				if err := gate.CheckInputEncoding(r.Input); err != nil {
-					t.Fatalf("%s: %v", line, err)
-				}
-			}
-		}
-	}
-	if n < 100 {
-		t.Fatalf("only %d inputs checked", n)
-	}
-}
-
-// TestPresentIndexAgrees: the Go index of the facts equals the policy's own
-// present_of, which hand-written inputs rely on, for every corpus input.
-func TestPresentIndexAgrees(t *testing.T) {
+// eachCorpusInput decides every corpus line and calls fn with each input
+// document the policy saw; it fails unless at least 100 were seen.
+func eachCorpusInput(t *testing.T, fn func(g *gate.Gate, line string, in *gate.Input)) {
+	t.Helper()
 	cases, err := corpus.Load(corpusDir)
 	if err != nil {
 		t.Fatal(err)
@@ -249,22 +223,40 @@ func TestPresentIndexAgrees(t *testing.T) {
 					continue
 				}
 				n++
-				fromRego, err := g.RegoPresent(r.Input)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := json.Marshal(r.Input.Present)
-				var fromGo any
-				json.Unmarshal(b, &fromGo)
-				if !reflect.DeepEqual(normalize(fromGo), normalize(fromRego)) {
-					t.Fatalf("%s:\n go   %v\n rego %v", line, fromGo, fromRego)
-				}
+				fn(g, line, r.Input)
 			}
 		}
 	}
 	if n < 100 {
-		t.Fatalf("only %d inputs compared", n)
+		t.Fatalf("only %d inputs seen", n)
 	}
+}
+
+// TestASTInputMatchesJSON: the input built directly as an OPA value equals
+// the JSON encoding of Input, for every corpus call.
+func TestASTInputMatchesJSON(t *testing.T) {
+	eachCorpusInput(t, func(_ *gate.Gate, line string, in *gate.Input) {
+		if err := gate.CheckInputEncoding(in); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	})
+}
+
+// TestPresentIndexAgrees: the Go index of the facts equals the policy's own
+// present_of, which hand-written inputs rely on, for every corpus input.
+func TestPresentIndexAgrees(t *testing.T) {
+	eachCorpusInput(t, func(g *gate.Gate, line string, in *gate.Input) {
+		fromRego, err := g.RegoPresent(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(in.Present)
+		var fromGo any
+		json.Unmarshal(b, &fromGo)
+		if !reflect.DeepEqual(normalize(fromGo), normalize(fromRego)) {
+			t.Fatalf("%s:\n go   %v\n rego %v", line, fromGo, fromRego)
+		}
+	})
 }
 
 // normalize round-trips a value through JSON so both sides compare alike.

@@ -111,6 +111,8 @@ type run struct {
 	// files the script wrote, with their content when it is literal (nil
 	// when not): running one is running that content
 	written map[string]*string
+	// trap handlers, judged at the end with the script's final state
+	traps []trap
 }
 
 // state is what a statement can change for the ones after it.
@@ -272,7 +274,11 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		return f
 	}
 	defer r.finishForks()
-	if err := r.stmts(file.Stmts, st, scope{ctx: "simple", fnIdx: -1}); err != nil {
+	err = r.stmts(file.Stmts, st, scope{ctx: "simple", fnIdx: -1})
+	for i := 0; err == nil && i < len(r.traps); i++ {
+		err = r.nested(r.traps[i].body, st, r.traps[i].sc, "nested-shell")
+	}
+	if err != nil {
 		var stop errStop
 		if errors.As(err, &stop) {
 			f.ParseError = stop.pe
@@ -439,6 +445,7 @@ func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) erro
 		}
 		// ">& file" writes both streams to file.
 	}
+	procStart := len(r.facts.Commands)
 	if err := r.substs(rd.Word, st, sc); err != nil {
 		return err
 	}
@@ -462,10 +469,13 @@ func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) erro
 		target = p.Real
 		if access == "read" && fd == 0 {
 			in.kind = "file"
+			in.literal = nil
 			if f.proc {
 				in.kind = "procsubst" // < <(…): the output of a process
+				if len(r.facts.Commands) > procStart {
+					in.from, in.fromIdx = r.facts.Commands[procStart].Name, procStart
+				}
 			}
-			in.literal = nil
 		}
 	}
 	r.facts.Redirects = append(r.facts.Redirects, Redirect{Op: op, Fd: fd, Path: target})
@@ -1100,6 +1110,9 @@ func (r *run) config(st *state) *expand.Config {
 	cfg := r.closed(st)
 	if st.cwd != "" {
 		cfg.ReadDir2 = func(dir string) ([]fs.DirEntry, error) {
+			if z := r.cls.zone(path.Clean(dir)); z == "tmp" || z == "tmp_root" {
+				return nil, nil // the sandbox's /tmp is private: the host's says nothing
+			}
 			ents, err := os.ReadDir(dir)
 			r.glob += len(ents) + 1
 			if r.glob > r.opts.MaxGlob {
@@ -1512,6 +1525,9 @@ func (r *run) knownOutput(name string, args []string, st *state) (string, bool) 
 			}
 		}
 		return "", false
+	case name == "mktemp":
+		w := &syntax.Word{Parts: []syntax.WordPart{&syntax.CmdSubst{Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: litWords(append([]string{"mktemp"}, args...))}}}}}}
+		return r.mktemp(w, st)
 	case name == "dirname" && len(args) == 1 && !strings.HasPrefix(args[0], "-"):
 		return path.Dir(args[0]), true
 	case name == "basename" && (len(args) == 1 || len(args) == 2) && !strings.HasPrefix(args[0], "-"):
@@ -1586,3 +1602,11 @@ func (r *run) assignRead(st *state, names []string, it field) {
 
 // dirSinkVars name directories a program writes into (git's work tree).
 var dirSinkVars = map[string]bool{"GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true}
+
+func litWords(ss []string) []*syntax.Word {
+	out := make([]*syntax.Word, len(ss))
+	for i, s := range ss {
+		out[i] = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}}
+	}
+	return out
+}

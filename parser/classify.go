@@ -254,7 +254,9 @@ func (c *classifier) couldBeSensitive(pattern string, spans bool, zone string) (
 			return ok, r
 		}
 	}
-	if len(comps) > 0 && zone != "workspace" && zone != "workspace_root" {
+	if len(comps) > 0 && zone != "workspace" && zone != "workspace_root" && zone != "tmp" && zone != "tmp_root" {
+		// key names could match anything a pattern ends with; in the
+		// sandbox's private /tmp only what the command itself put there
 		last := comps[len(comps)-1]
 		for _, n := range c.names {
 			if compsIntersect(last, n) {

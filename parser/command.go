@@ -611,7 +611,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[0].text, Cmd: idx})
 				return nil, nil
 			}
-			return nil, r.nested(args[0].text, local, sc, "nested-shell")
+			// the handler runs later (on exit, on a signal): judge it then,
+			// with what the script has set by the end
+			r.traps = append(r.traps, trap{body: args[0].text, sc: sc})
+			return nil, nil
 		}
 		return nil, nil
 	case "cd", "pushd", "popd":
@@ -619,7 +622,25 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "find":
 		return nil, r.find(idx, args, local, sc)
 	case "git":
+		r.secretArgs(idx, name, args, local)
 		return nil, r.git(idx, args, local, sc)
+	case "cmd", "cmd.exe":
+		// cmd /c LINE, cmd /k LINE: the rest is a command line
+		for k, a := range args {
+			if l := strings.ToLower(a.text); (l == "/c" || l == "/k" || l == "/r") && k+1 < len(args) {
+				parts := make([]string, 0, len(args)-k-1)
+				for _, x := range args[k+1:] {
+					parts = append(parts, x.text)
+				}
+				if err := r.scriptArg(idx, field{text: strings.Join(parts, " "), dynamic: args[k+1].dynamic}, local, sc); err != nil {
+					// not bash syntax: judge the words as one command
+					r.facts.ParseError = nil
+					_, err = r.simple(args[k+1:], local, sc, stdin{}, map[string]string{}, nil, []string{name})
+					return nil, err
+				}
+				return nil, nil
+			}
+		}
 	case "poetry", "pipenv", "uv", "pdm", "hatch", "rye", "conda", "mamba", "micromamba", "bundle", "direnv", "pnpm", "yarn", "bun", "deno", "nix":
 		if done, err := r.runsSub(idx, name, args, st, local, sc, in); done || err != nil {
 			return nil, err
@@ -751,6 +772,12 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 	case "npx", "npm":
+		if local := r.localNodeBin(name, args, local); local != nil {
+			_, err := r.simple(local, st, sc, in, map[string]string{}, nil, []string{name})
+			// the npx entry itself runs nothing from the registry
+			r.facts.Commands[idx].Name = "npx-local"
+			return nil, err
+		}
 		for k, a := range args {
 			if (a.text == "-c" || a.text == "--call") && k+1 < len(args) && (name == "npx" || k > 0 && args[0].text == "exec") {
 				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
@@ -1012,11 +1039,18 @@ func (r *run) isDir(st *state, f field) bool {
 	return err == nil && fi.IsDir()
 }
 
-// operands adds the path operands of a command to the path set. Any other
-// argument naming a secret by absolute or home path is counted as a read
-// too: options this table does not know may take file names.
+// operands adds the path operands of a command to the path set.
 func (r *run) operands(idx int, name string, args []field, local *state) {
 	if sp, known := specs[name]; (!known || sp.skip == 0) && name != "echo" && name != "printf" {
+		r.secretArgs(idx, name, args, local)
+	}
+	r.roleOperands(idx, name, args, local)
+}
+
+// secretArgs counts any argument naming a secret by absolute or home path
+// as a read: options the argument table does not know may take file names.
+func (r *run) secretArgs(idx int, name string, args []field, local *state) {
+	{
 		for _, a := range args {
 			t := a.text
 			if i := strings.IndexByte(t, '='); i > 0 && !strings.ContainsAny(t[:i], "/~") {
@@ -1031,6 +1065,9 @@ func (r *run) operands(idx int, name string, args []field, local *state) {
 			}
 		}
 	}
+}
+
+func (r *run) roleOperands(idx int, name string, args []field, local *state) {
 	for _, o := range classifyArgs(name, lookupSpec(name), args) {
 		role := o.role
 		if role == "maybe" {
@@ -1042,6 +1079,13 @@ func (r *run) operands(idx int, name string, args []field, local *state) {
 				continue
 			}
 			role = "read"
+		}
+		if role == "guessed" {
+			// an argument of a command not in the table that looks like a
+			// path: a read, marked so the policy knows it is a guess
+			r.addPath(o.f, local, "read", idx, name)
+			r.facts.Paths[len(r.facts.Paths)-1].Role = "guessed"
+			continue
 		}
 		if role == "upload" {
 			r.addPath(o.f, local, "read", idx, name)
@@ -1151,6 +1195,11 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 func (r *run) guessRest(idx int, name string, args []field, st *state) {
 	for _, o := range classifyArgs(name, spec{role: "guess"}, args) {
 		if o.role == "maybe" || o.f.proc {
+			continue
+		}
+		if o.role == "guessed" {
+			r.addPath(o.f, st, "read", idx, name)
+			r.facts.Paths[len(r.facts.Paths)-1].Role = "guessed"
 			continue
 		}
 		r.addPath(o.f, st, o.role, idx, name)
@@ -1316,6 +1365,11 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 		break
 	}
 	switch {
+	case (name == "pushd" || name == "popd") && target != nil && (strings.HasPrefix(target.text, "+") || strings.HasPrefix(target.text, "-") && len(target.text) > 1):
+		// rotating the directory stack: where it lands is not tracked
+		st.cwd, st.cwdReal = "", false
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "cwd", Text: name + " " + target.text, Cmd: idx})
+		return nil
 	case name == "popd":
 		if n := len(st.dirs); n > 0 {
 			st.cwd = st.dirs[n-1]
@@ -1521,11 +1575,8 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 		if sub == "worktree" && len(ops) > 1 && ops[0].text == "add" {
 			r.addPath(ops[1], local, "write", idx, "git")
 		}
-		for _, o := range ops {
-			if strings.HasPrefix(o.text, "/") || strings.HasPrefix(o.text, "~") || strings.HasPrefix(o.text, "..") {
-				r.addPath(o, local, "read", idx, "git")
-			}
-		}
+		// operands are refs, messages, pathspecs and option values; secrets
+		// named by path are caught by operands' safety net
 	}
 	return nil
 }
@@ -2221,10 +2272,8 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 			ops = append(ops, a)
 		}
 	}
-	if (sub == "exec" || sub == "run") && len(ops) > 1 {
-		// the container runs the command: judge it as if it ran here
-		_, _ = r.simple(ops[1:], st, scope{ctx: "nested-shell", depth: 1, fnIdx: -1}, stdin{}, map[string]string{}, nil, []string{name + " " + sub})
-	}
+	// A container's own command runs inside it, against its own files: only
+	// bind mounts and copies touch the host, and those are handled above.
 	if sub == "cp" && len(ops) == 2 {
 		for i, o := range ops {
 			if remote(o.text) {
@@ -2259,7 +2308,7 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 			items = append(items, field{text: w, pattern: w})
 		}
 		return items, true
-	case in.kind == "pipe" && pathListers[in.from]:
+	case (in.kind == "pipe" || in.kind == "procsubst") && pathListers[in.from]:
 		var items []field
 		for _, p := range r.facts.Paths {
 			if p.Cmd != in.fromIdx || p.Access == "cwd" || p.Access == "write" {
@@ -2417,3 +2466,42 @@ var containerValueOpts = map[string]bool{"-u": true, "--user": true, "-w": true,
 	"--entrypoint": true, "-l": true, "--label": true, "--platform": true, "--cpus": true, "-m": true, "--memory": true,
 	"--restart": true, "--cap-add": true, "--cap-drop": true, "--security-opt": true, "--pid": true, "--ipc": true,
 	"--device": true, "--add-host": true, "--dns": true, "--log-driver": true, "--tmpfs": true, "--ulimit": true}
+
+type trap struct {
+	body string
+	sc   scope
+}
+
+// localNodeBin: "npx TOOL …" (or npm exec -- TOOL) runs
+// node_modules/.bin/TOOL when it exists or when told not to install;
+// returns that argv, or nil when npx would fetch from the registry.
+func (r *run) localNodeBin(name string, args []field, st *state) []field {
+	k := 0
+	if name == "npm" {
+		if len(args) == 0 || args[0].text != "exec" {
+			return nil
+		}
+		k = 1
+	}
+	noInstall := false
+	for k < len(args) && strings.HasPrefix(args[k].text, "-") {
+		switch args[k].text {
+		case "--no-install", "--no", "--offline", "--prefer-offline":
+			noInstall = true
+		case "--":
+		case "-c", "--call", "-p", "--package":
+			return nil
+		}
+		k++
+	}
+	if k >= len(args) || args[k].dynamic || st.cwd == "" {
+		return nil
+	}
+	tool := args[k].text
+	bin := st.cwd + "/node_modules/.bin/" + tool
+	if _, err := os.Stat(bin); err != nil && !noInstall {
+		return nil
+	}
+	out := []field{{text: "node_modules/.bin/" + tool, pattern: "node_modules/.bin/" + tool}}
+	return append(out, args[k+1:]...)
+}

@@ -101,7 +101,8 @@ var specs = map[string]spec{
 	"sftp":  {opts: "i:F:o:P:b:", optRole: roles("i", "read", "F", "read", "b", "read"), role: "data"},
 	"make":  {opts: "C:f:j:l:o:W:I:", optRole: roles("C", "cwd", "f", "read"), long: longs("--directory", "cwd", "--file", "read", "--makefile", "read"), role: "data"},
 	"cd":    {role: "cwd"}, "pushd": {role: "cwd"},
-	"split": {opts: "a:b:l:n:C:", role: "read"}, "csplit": {opts: "f:b:n:", role: "read"},
+	"split": {opts: "a:b:l:n:C:", role: "read"}, "csplit": {opts: "f:b:n:", role: "guess"},
+	"enable":     {opts: "f:", optRole: roles("f", "exec"), role: "data"},
 	"sponge":     {opts: "a", role: "write"},
 	"fallocate":  {opts: "l:o:n", role: "write"},
 	"mktemp":     {opts: "p:t", optRole: roles("p", "write"), long: longs("--tmpdir", "write", "--suffix", "data"), role: "write"},
@@ -172,13 +173,16 @@ type operand struct {
 func classifyArgs(name string, sp spec, args []field) []operand {
 	var out []operand
 	var operands []field
+	var afterOpt []bool // operand i directly follows an option word
 	skipCancelled, inPlace := false, false
 	endOpts := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		t := a.text
 		if endOpts || a.dynamic || len(t) < 2 || t[0] != '-' {
+			prev := i > 0 && len(args[i-1].text) > 1 && args[i-1].text[0] == '-' && !strings.Contains(args[i-1].text, "=")
 			operands = append(operands, a)
+			afterOpt = append(afterOpt, prev && !endOpts)
 			continue
 		}
 		if t == "--" {
@@ -199,7 +203,7 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 				if takes {
 					out = appendOpt(out, role, field{text: val, pattern: val})
 				} else if looksLikePath(val) {
-					out = append(out, operand{field{text: val, pattern: val}, "read"})
+					out = append(out, operand{field{text: val, pattern: val}, "guessed"})
 				}
 			}
 			if key == "--in-place" {
@@ -237,8 +241,9 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 	if !skipCancelled && sp.skip > 0 {
 		if len(operands) > sp.skip {
 			operands = operands[sp.skip:]
+			afterOpt = afterOpt[sp.skip:]
 		} else {
-			operands = nil
+			operands, afterOpt = nil, nil
 		}
 	}
 	role := sp.role
@@ -281,10 +286,16 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 				}
 			}
 		}
-		for _, o := range operands {
-			if looksLikePath(o.text) || o.dynamic || o.glob {
+		for k, o := range operands {
+			switch {
+			case o.dynamic || o.glob:
 				out = append(out, operand{o, "read"})
-			} else {
+			case looksLikePath(o.text) && (afterOpt[k] || strings.ContainsAny(o.text, "()|^$*\\")):
+				// an option's value or a pattern that merely looks like a path
+				out = append(out, operand{o, "guessed"})
+			case looksLikePath(o.text):
+				out = append(out, operand{o, "read"})
+			default:
 				out = append(out, operand{o, "maybe"})
 			}
 		}

@@ -43,12 +43,57 @@ ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host
 	input.present.groups.downloaders
 	some c in commands
 	in_group(c.name, "downloaders")
+	not only_asking(c)
+	not loopback_only(c)
 }
 
 ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host; a person must approve network access", [c.name])} if {
 	input.present.groups.network_clients
 	some c in commands
 	in_group(c.name, "network_clients")
+	not only_asking(c)
+	not loopback_only(c)
+	not local_only(c)
+}
+
+# loopback_only(c): every address the command names is this machine
+loopback_only(c) if {
+	some a in args(c)
+	loopback(a)
+	not remote_address(c)
+}
+
+loopback(a) if regex.match(`^([a-z]+://)?(localhost|127\.[0-9.]+|\[::1\]|0\.0\.0\.0)(:[0-9]+)?(/.*)?$`, a)
+
+remote_address(c) if {
+	some a in args(c)
+	not startswith(a, "-")
+	contains(a, ".")
+	not loopback(a)
+	regex.match(`^([a-z]+://)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:[0-9]+)?(/.*)?$`, a)
+}
+
+# local_only(c): subcommands of cluster and forge clients that stay local
+local_only(c) if {
+	c.name == "helm"
+	subcommand(c) in {"lint", "template", "show", "version", "create", "package", "dependency", "env", "completion"}
+}
+
+local_only(c) if {
+	c.name == "kubectl"
+	some a in args(c)
+	a in {"--dry-run=client", "--client", "--local"}
+}
+
+local_only(c) if {
+	c.name == "kubectl"
+	subcommand(c) in {"explain", "completion", "kustomize", "convert"}
+}
+
+local_only(c) if {
+	c.name in {"ssh", "gh", "aws", "gcloud", "az"}
+	some a in args(c)
+	a in {"-V", "--version", "version", "help", "--help"}
 }
 
 ask contains {"rule": "ask.network", "message": sprintf("%s copies to or from another host; a person must approve network access", [c.name])} if {
@@ -67,6 +112,7 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s %s installs 
 	subs := package_managers[c.name]
 	some sub in subs
 	installs(c, sub)
+	not only_asking(c)
 }
 
 installs(c, sub) if sub == subcommand(c)
@@ -136,6 +182,10 @@ only_asking(c) if long_flag(c, "--help")
 
 only_asking(c) if long_flag(c, "--version")
 
+only_asking(c) if args(c) == ["-V"]
+
+only_asking(c) if args(c) == ["-h"]
+
 deny contains {"rule": "remote.listener", "message": sprintf("%s listens for network connections, exposing this machine; run servers only where the user set them up", [concat(" ", array.slice(c.argv, 0, 3))])} if {
 	some c in commands
 	listener(c)
@@ -143,19 +193,9 @@ deny contains {"rule": "remote.listener", "message": sprintf("%s listens for net
 	not short_flag(c, "h")
 }
 
-listener(c) if {
-	code_runner(c.name)
-	a := args(c)
-	some i, x in a
-	x == "-m"
-	a[i + 1] in {"http.server", "SimpleHTTPServer", "smtpd", "pyftpdlib", "uvicorn", "flask"}
-}
-
-listener(c) if {
-	c.name == "php"
-	short_flag(c, "S")
-}
-
+# Development servers (python -m http.server, php -S, flask, uvicorn) are
+# allowed like any program the project runs: the sandbox's network is its
+# own. Listeners built to hand out a shell or forward traffic are not.
 listener(c) if {
 	c.name == "openssl"
 	subcommand(c) == "s_server"

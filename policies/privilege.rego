@@ -171,3 +171,49 @@ net_change(c) if {
 	some a in args(c)
 	a in {"add", "delete", "modify", "up", "down", "connect", "disconnect", "off"}
 }
+
+deny contains {"rule": "priv.windows", "message": sprintf("%s changes accounts, permissions, services or the registry's start-up entries; this is never done from an agent", [concat(" ", array.slice(c.argv, 0, 3))])} if {
+	input.present.groups.windows_admin
+	some c in commands
+	windows_admin(c)
+}
+
+windows_admin(c) if {
+	lower(c.name) in {"net", "net.exe"}
+	some a in args(c)
+	lower(a) in {"user", "localgroup", "group"}
+	some b in args(c)
+	lower(b) in {"/add", "/delete", "/active:yes"}
+}
+
+windows_admin(c) if lower(c.name) in {"takeown", "takeown.exe"}
+
+windows_admin(c) if {
+	lower(c.name) in {"icacls", "cacls", "icacls.exe"}
+	some a in args(c)
+	lower(a) in {"/grant", "/grant:r", "/setowner", "/reset", "/deny", "/e", "/g"}
+}
+
+windows_admin(c) if {
+	lower(c.name) in {"schtasks", "schtasks.exe"}
+	some a in args(c)
+	lower(a) in {"/create", "/change", "/run"}
+}
+
+windows_admin(c) if {
+	lower(c.name) in {"reg", "reg.exe"}
+	some a in args(c)
+	lower(a) in {"add", "delete", "import", "restore", "load"}
+}
+
+windows_admin(c) if {
+	lower(c.name) in {"sc", "sc.exe"}
+	some a in args(c)
+	lower(a) in {"create", "config", "delete", "start", "stop"}
+}
+
+windows_admin(c) if {
+	lower(c.name) in {"netsh", "netsh.exe"}
+	some a in args(c)
+	lower(a) in {"set", "add", "delete", "reset"}
+}

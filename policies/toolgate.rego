@@ -168,6 +168,7 @@ names_of(c) := array.concat([c.name], c.wrappers)
 # zones a call may touch for each access kind
 readable_zones := {"workspace_root", "workspace", "system", "dev_safe", "tmp", "tmp_root"} if is_exec
 
+# file tools are workspace tools: read_file ../../etc/passwd is traversal
 else := {"workspace_root", "workspace"}
 
 writable_zones := {"workspace_root", "workspace", "tmp_root", "tmp", "dev_safe"} if is_exec

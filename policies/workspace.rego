@@ -3,7 +3,7 @@
 # and the read-only system roots.
 package toolgate
 
-deny contains {"rule": "workspace.write_outside", "message": sprintf("%s writes %s, outside the workspace; write inside the workspace (or /tmp for scratch files)", [who(p), p.raw])} if {
+deny contains {"rule": "workspace.write_outside", "message": sprintf("%s writes %s, outside the workspace; write inside the workspace%s", [who(p), p.raw, scratch_hint])} if {
 	input.present.access.write
 	restrict
 	some p in paths
@@ -33,14 +33,31 @@ deny contains {"rule": "workspace.cd_outside", "message": sprintf("changing dire
 	not p.zone == "unknown"
 }
 
-deny contains {"rule": "workspace.read_outside", "message": sprintf("%s reads %s, outside the workspace and the system directories; work with files inside the workspace", [who(p), p.raw])} if {
+deny contains {"rule": "workspace.read_outside", "message": sprintf("%s reads %s, outside %s; work with files inside the workspace", [who(p), p.raw, readable_places])} if {
 	restrict
 	some p in paths
 	p.access in {"read", "exec"}
 	not p.zone in readable_zones
 	not p.zone in {"proc_private", "dev_net", "unknown"}
 	not p.sensitive
+	not guessed_missing(p)
 }
+
+# An argument of a command toolgate does not know that merely looks like a
+# path ("--exclude /vendor") and names nothing is not a read.
+guessed_missing(p) if {
+	object.get(p, "role", "") == "guessed"
+	not p.exists
+	not p.glob
+}
+
+scratch_hint := " (or /tmp for scratch files)" if is_exec
+
+else := ""
+
+readable_places := "the workspace and the system directories" if is_exec
+
+else := "the workspace (file tools read and write only the workspace; use exec for system files)"
 
 deny contains {"rule": "workspace.unknown_path", "message": sprintf("%s uses the path %s, which depends on values known only at run time; write the path literally", [who(p), p.raw])} if {
 	input.present.zones.unknown

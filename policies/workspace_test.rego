@@ -182,11 +182,16 @@ test_workspace_read_outside_exec_outside if {
 	"workspace.read_outside" in rules(doc)
 }
 
-test_workspace_read_outside_read_file_of_etc if {
-	# read_file is workspace-relative: /etc is not readable for file tools
-	doc := file_call("read_file", {"path": "/etc/passwd"}, [path("/etc/passwd", "system", "read")])
+test_workspace_read_outside_read_file_of_tmp if {
+	# file tools run in toolgate itself: the host's /tmp is not the sandbox's
+	doc := file_call("read_file", {"path": "/tmp/x"}, [path("/tmp/x", "tmp", "read")])
 	"workspace.read_outside" in rules(doc)
 	verdict(doc) == "deny"
+}
+
+test_workspace_read_file_of_system_directories if {
+	doc := file_call("read_file", {"path": "../../etc/passwd"}, [path("/etc/passwd", "system", "read")])
+	"workspace.read_outside" in rules(doc)
 }
 
 test_workspace_read_outside_not_for_read_roots if {
@@ -231,9 +236,9 @@ test_workspace_read_outside_leaves_proc_and_secrets_to_their_rules if {
 }
 
 test_workspace_read_outside_names_the_file_tool if {
-	doc := file_call("read_file", {"path": "/etc/passwd"}, [path("/etc/passwd", "system", "read")])
+	doc := file_call("read_file", {"path": "/tmp/x"}, [path("/tmp/x", "tmp", "read")])
 	some m in messages(doc, "workspace.read_outside")
-	startswith(m, "read_file reads /etc/passwd")
+	startswith(m, "read_file reads /tmp/x")
 }
 
 # ---- workspace.unknown_path ----

@@ -113,6 +113,9 @@ type run struct {
 	written map[string]*string
 	// trap handlers, judged at the end with the script's final state
 	traps []trap
+	// directories filled by downloads (git clone): scripts under them are
+	// code nobody saw
+	opaqueDirs []string
 }
 
 // state is what a statement can change for the ones after it.
@@ -469,6 +472,9 @@ func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) erro
 		target = p.Real
 		if access == "read" && fd == 0 {
 			in.kind = "file"
+			if f.dynamic {
+				in.kind = "pipe" // < $X: what is read is not known
+			}
 			in.literal = nil
 			if f.proc {
 				in.kind = "procsubst" // < <(…): the output of a process
@@ -778,14 +784,17 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 				if err := r.substs(as.Value, st, sc); err != nil {
 					return err
 				}
-				if fs := r.fields(st, sc, as.Value); len(fs) == 1 && fs[0].dynamic {
-					// declare "$name=value": which variable is set cannot be known
-					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: variant + " " + fs[0].text, Cmd: -1})
-				} else if len(fs) == 1 && isAssignWord(fs[0].text) {
-					// export "$v=x" where v is known: an assignment after all
-					k, v, _ := strings.Cut(fs[0].text, "=")
-					if err := r.recordAssign(k, v, false, st, sc, -1, nil); err != nil {
-						return err
+				for _, f := range r.fields(st, sc, as.Value) {
+					switch {
+					case f.dynamic:
+						// declare "$name=value": which variable is set cannot be known
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: variant + " " + f.text, Cmd: -1})
+					case isAssignWord(f.text):
+						// export "$v=x" or LD_PRE{LOAD=x,}: an assignment after all
+						k, v, _ := strings.Cut(f.text, "=")
+						if err := r.recordAssign(k, v, false, st, sc, -1, nil); err != nil {
+							return err
+						}
 					}
 				}
 			}
@@ -1132,6 +1141,7 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		if w == nil {
 			continue
 		}
+		r.defaultAssigns(w, st, sc)
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
 			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w)})
@@ -1148,8 +1158,11 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget), wild: wild})
 			continue
 		}
-		gw, sw := wordHasUnquotedGlob(w), hasCmdSubst(w)
+		gw, sw, quoted := wordHasUnquotedGlob(w), hasCmdSubst(w), hasQuotes(w)
 		for _, s := range fs {
+			if s == "" && !quoted {
+				continue // bash drops empty unquoted words ({sh,}, $EMPTY)
+			}
 			out = append(out, field{text: s, pattern: s, glob: gw && isGlob(s), globWord: gw, substWord: sw})
 		}
 	}
@@ -1479,6 +1492,11 @@ func (r *run) wrote(real string, content *string) {
 // nobody saw. It reports whether p was such a file.
 func (r *run) runsWritten(idx int, p Path, st *state, sc scope, parse bool) (bool, error) {
 	content, ok := r.written[p.Real]
+	for _, d := range r.opaqueDirs {
+		if under(p.Real, d) {
+			content, ok = nil, true
+		}
+	}
 	if !ok {
 		return false, nil
 	}
@@ -1609,4 +1627,40 @@ func litWords(ss []string) []*syntax.Word {
 		out[i] = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}}
 	}
 	return out
+}
+
+func hasQuotes(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		}
+	}
+	return false
+}
+
+// defaultAssigns applies ${name:=word} and ${name=word}: they assign name
+// when it is unset (or empty), and later words see the value.
+func (r *run) defaultAssigns(w *syntax.Word, st *state, sc scope) {
+	syntax.Walk(w, func(n syntax.Node) bool {
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil || pe.Exp == nil || pe.Exp.Op != syntax.AssignUnset && pe.Exp.Op != syntax.AssignUnsetOrNull {
+			return true
+		}
+		name := pe.Param.Value
+		if v, set := st.vars[name]; set && (v != "" || pe.Exp.Op == syntax.AssignUnset) {
+			return true
+		}
+		if pe.Exp.Word == nil {
+			st.vars[name] = ""
+			return true
+		}
+		if f, ok := r.single(st, sc, pe.Exp.Word); ok {
+			st.vars[name] = f.text
+			delete(st.wild, name)
+		} else {
+			st.setWild(name)
+		}
+		return true
+	})
 }

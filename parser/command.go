@@ -722,11 +722,14 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		return nil, r.tar(idx, args, local, sc)
 	case "dd":
 		for _, a := range args {
-			if v, ok := strings.CutPrefix(a.text, "if="); ok {
-				r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, local, "read", idx, name)
+			if a.dynamic && !strings.Contains(a.text, "=") {
+				// dd $o: the operand could be of=ANYWHERE
+				r.addPath(field{text: a.text, pattern: "*", dynamic: true, wild: true}, local, "write", idx, name)
 			}
-			if v, ok := strings.CutPrefix(a.text, "of="); ok {
-				r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, local, "write", idx, name)
+			for _, o := range []struct{ key, access string }{{"if=", "read"}, {"of=", "write"}} {
+				if v, ok := strings.CutPrefix(a.text, o.key); ok {
+					r.addPath(valueField(a, o.key, v), local, o.access, idx, name)
+				}
 			}
 		}
 		return nil, nil
@@ -1474,11 +1477,11 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 				// narrows the matches) and what lies below it
 				for _, s := range starts {
 					if !filtered || maxdepth0 {
-						sub = append(sub, field{text: strings.ReplaceAll(a.text, "{}", s.text), pattern: strings.ReplaceAll(a.pattern, "{}", s.pattern), dynamic: s.dynamic})
+						sub = append(sub, field{text: strings.ReplaceAll(a.text, "{}", s.text), pattern: strings.ReplaceAll(a.pattern, "{}", s.pattern), dynamic: s.dynamic, wild: s.wild})
 					}
 					if !maxdepth0 {
 						v := strings.ReplaceAll(a.text, "{}", strings.TrimRight(s.text, "/")+"/{}")
-						sub = append(sub, field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic})
+						sub = append(sub, field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic, wild: s.wild, glob: true})
 					}
 				}
 				continue
@@ -1545,8 +1548,18 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 	}
 	switch sub {
 	case "clone":
-		if len(ops) >= 2 {
-			r.addPath(ops[len(ops)-1], local, "write", idx, "git")
+		// what a clone brings is code nobody here has read
+		target := field{}
+		switch {
+		case len(ops) >= 2:
+			target = ops[len(ops)-1]
+		case len(ops) == 1:
+			b := strings.TrimSuffix(base(strings.TrimRight(ops[0].text, "/")), ".git")
+			target = field{text: b, pattern: b}
+		}
+		if target.text != "" {
+			p := r.addPath(target, local, "write", idx, "git")
+			r.opaqueDirs = append(r.opaqueDirs, p.Real)
 		}
 	case "rm":
 		for _, o := range ops {
@@ -2504,4 +2517,10 @@ func (r *run) localNodeBin(name string, args []field, st *state) []field {
 	}
 	out := []field{{text: "node_modules/.bin/" + tool, pattern: "node_modules/.bin/" + tool}}
 	return append(out, args[k+1:]...)
+}
+
+// valueField is the part of an argument after its key (of=, --file=),
+// keeping what is known about the argument's dynamic parts.
+func valueField(a field, key, v string) field {
+	return field{text: v, pattern: strings.TrimPrefix(a.pattern, key), dynamic: a.dynamic, subst: a.subst, wild: a.wild, glob: a.glob}
 }

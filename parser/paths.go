@@ -11,13 +11,32 @@ const maxPath = 4096
 // addPath normalizes one path argument, classifies it and adds it to the
 // path set. Static paths are resolved through symlinks in kernel order;
 // globs that matched nothing and paths with dynamic parts are judged by
-// their literal prefix and by the secrets they could still name.
+// their literal prefix and by the secrets they could still name. A path
+// that starts with an unknown part ("$X/etc/shadow") may be absolute: it is
+// judged as the worse of relative and absolute.
 func (r *run) addPath(f field, st *state, access string, cmd int, name string) Path {
+	p := r.classifyPath(f, st, access, cmd, name)
+	if f.dynamic && strings.HasPrefix(f.pattern, "*/") && p.Zone != "unknown" {
+		rest := f.pattern[1:]
+		alt := r.classifyPath(field{text: rest, pattern: rest, dynamic: strings.ContainsAny(rest, "*?["), glob: strings.ContainsAny(rest, "*?[")}, st, access, cmd, name)
+		if alt.Sensitive || alt.Zone != "workspace" && alt.Zone != p.Zone {
+			alt.Raw, alt.Dynamic, alt.Glob = p.Raw, true, true
+			p = alt
+		}
+	}
+	if access == "write" && !p.Glob && r.opaqueWriter(name) {
+		r.wrote(p.Real, nil) // downloaded or decoded: nobody saw the content
+	}
+	r.facts.Paths = append(r.facts.Paths, p)
+	return p
+}
+
+// classifyPath computes a path entry without adding it.
+func (r *run) classifyPath(f field, st *state, access string, cmd int, name string) Path {
 	p := Path{Raw: f.text, Access: access, Cmd: cmd, Command: name, Dynamic: f.dynamic, Glob: f.glob || f.dynamic}
 	if f.proc {
 		// <(…) and >(…) are pipes to a process analysed on its own
 		p.Abs, p.Real, p.Zone = "/dev/fd/63", "/dev/fd/63", "dev_safe"
-		r.facts.Paths = append(r.facts.Paths, p)
 		return p
 	}
 	text := f.text
@@ -31,7 +50,6 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 	if len(text) > maxPath {
 		// longer than PATH_MAX: the kernel would refuse it; nothing to resolve
 		p.Abs, p.Zone = text[:64]+"…", "unknown"
-		r.facts.Paths = append(r.facts.Paths, p)
 		return p
 	}
 	var joined string
@@ -41,7 +59,6 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		joined = text
 	case st.cwd == "":
 		p.Abs, p.Zone = text, "unknown"
-		r.facts.Paths = append(r.facts.Paths, p)
 		return p
 	default:
 		joined = st.cwd + "/" + text
@@ -73,10 +90,6 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		r.classifyPattern(&p, joined, f)
 	}
 	p.InWorkspace = p.Zone == "workspace" || p.Zone == "workspace_root"
-	if access == "write" && !p.Glob && r.opaqueWriter(name) {
-		r.wrote(p.Real, nil) // downloaded or decoded: nobody saw the content
-	}
-	r.facts.Paths = append(r.facts.Paths, p)
 	return p
 }
 

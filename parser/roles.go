@@ -200,10 +200,11 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 				val = args[i].text
 				out = appendOpt(out, role, args[i])
 			} else if eq {
+				vf := field{text: val, pattern: strings.TrimPrefix(a.pattern, key+"="), dynamic: a.dynamic, subst: a.subst, wild: a.wild}
 				if takes {
-					out = appendOpt(out, role, field{text: val, pattern: val})
-				} else if looksLikePath(val) {
-					out = append(out, operand{field{text: val, pattern: val}, "guessed"})
+					out = appendOpt(out, role, vf)
+				} else if looksLikePath(val) || a.wild {
+					out = append(out, operand{vf, "guessed"})
 				}
 			}
 			if key == "--in-place" {

@@ -95,8 +95,15 @@ deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every pro
 	c.name == "kill"
 	a := args(c)
 	some i, x in a
-	x == "-1"
+	x in {"-1", "1"} # every process, or init
 	i > 0 # "-1" first is a signal number
+}
+
+deny contains {"rule": "destroy.kill_all", "message": "kill 1 signals init, which takes the machine down; kill specific process ids instead"} if {
+	input.present.names.kill
+	some c in commands
+	c.name == "kill"
+	args(c) == ["1"]
 }
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s -u kills every process of a user; kill specific process ids instead", [c.name])} if {
@@ -107,6 +114,8 @@ deny contains {"rule": "destroy.kill_all", "message": sprintf("%s -u kills every
 }
 
 killall_user(c) if short_flag(c, "u")
+
+killall_user(c) if short_flag(c, "v") # pkill -v: every process not matching
 
 killall_user(c) if long_flag(c, "--user")
 

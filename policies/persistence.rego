@@ -28,7 +28,8 @@ deny contains {"rule": "persist.service", "message": sprintf("systemctl %s insta
 deny contains {"rule": "persist.service", "message": sprintf("%s installs or starts services; services are not managed from an agent", [c.name])} if {
 	input.present.groups.services
 	some c in commands
-	in_group(c.name, "services")
+	some n in names_of(c)
+	in_group(n, "services")
 }
 
 deny contains {"rule": "persist.rc_file", "message": sprintf("%s changes the shell start-up file %s; start-up files are not changed from an agent", [who(p), p.raw])} if {

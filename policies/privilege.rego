@@ -217,3 +217,11 @@ windows_admin(c) if {
 	some a in args(c)
 	lower(a) in {"set", "add", "delete", "reset"}
 }
+
+deny contains {"rule": "priv.setuid", "message": "chmod --reference copies the mode of a file outside the workspace, setuid bits included; give the mode in numbers"} if {
+	input.present.names.chmod
+	some p in paths
+	p.command == "chmod"
+	p.access == "read"
+	not p.zone in {"workspace", "workspace_root"}
+}

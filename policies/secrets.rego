@@ -69,3 +69,17 @@ credential_dump(c) if {
 }
 
 credential_dump(c) if startswith(c.name, "docker-credential-")
+
+credential_dump(c) if {
+	c.name == "getent"
+	some a in args(c)
+	a in {"shadow", "gshadow"}
+}
+
+# ps e / ps eww shows every process's environment (BSD-style "e" option)
+credential_dump(c) if {
+	c.name == "ps"
+	a := args(c)[0] # BSD-style options come first: "ps eww", "ps axe"
+	not startswith(a, "-")
+	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, a)
+}

@@ -735,6 +735,10 @@ func anyDynamic(fs []field) bool {
 }
 
 func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
+	if c.Name == nil {
+		// "() body": bash has no anonymous functions
+		return r.stop(CodeUnsupported, "a function without a name")
+	}
 	name := c.Name.Value
 	r.facts.Functions = append(r.facts.Functions, Function{Name: name})
 	inner := sc.with("function")

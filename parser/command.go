@@ -663,6 +663,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "sed", "gsed":
 		r.sedScript(idx, name, args, local)
+	case "cp":
+		defer r.cpLinks(args, local) // after cp's own paths: they are not through the new link
 	case "zip":
 		for k, a := range args {
 			if (a.text == "-TT" || a.text == "--unzip-command") && k+1 < len(args) {
@@ -2523,4 +2525,60 @@ func (r *run) localNodeBin(name string, args []field, st *state) []field {
 // keeping what is known about the argument's dynamic parts.
 func valueField(a field, key, v string) field {
 	return field{text: v, pattern: strings.TrimPrefix(a.pattern, key), dynamic: a.dynamic, subst: a.subst, wild: a.wild, glob: a.glob}
+}
+
+// cpLinks: cp -s makes symbolic links to its sources, and cp -d/-P/-a
+// copies symbolic links as links; later paths through the new link resolve
+// to where it points, as for ln -s.
+func (r *run) cpLinks(args []field, st *state) {
+	makes, keeps := false, false
+	var ops []field
+	for _, a := range args {
+		t := a.text
+		switch {
+		case t == "--symbolic-link":
+			makes = true
+		case t == "--no-dereference" || t == "--archive" || strings.HasPrefix(t, "--preserve=") && strings.Contains(t, "links"):
+			keeps = true
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			makes = makes || strings.ContainsRune(t, 's')
+			keeps = keeps || strings.ContainsAny(t, "dPa")
+		default:
+			if !a.dynamic {
+				ops = append(ops, a)
+			}
+		}
+	}
+	if !makes && !keeps || len(ops) < 2 || st.cwd == "" {
+		return
+	}
+	abs := func(p string) string {
+		if strings.HasPrefix(p, "/") {
+			return p
+		}
+		return st.cwd + "/" + p
+	}
+	dst := ops[len(ops)-1].text
+	intoDir := len(ops) > 2 || strings.HasSuffix(dst, "/") || r.isDir(st, ops[len(ops)-1])
+	for _, src := range ops[:len(ops)-1] {
+		target := ""
+		if makes {
+			target, _, _ = Resolve(abs(src.text))
+		} else if fi, err := os.Lstat(abs(src.text)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			target, _, _ = Resolve(abs(src.text))
+		}
+		if target == "" {
+			continue
+		}
+		link := abs(dst)
+		if intoDir {
+			link = strings.TrimRight(link, "/") + "/" + base(src.text)
+		}
+		real, _, _ := Resolve(link)
+		if r.links == nil {
+			r.links = map[string]string{}
+		}
+		r.links[real] = target
+	}
 }

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"errors"
 	"os"
 	"path"
 	"strings"
@@ -633,8 +634,11 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 					parts = append(parts, x.text)
 				}
 				if err := r.scriptArg(idx, field{text: strings.Join(parts, " "), dynamic: args[k+1].dynamic}, local, sc); err != nil {
-					// not bash syntax: judge the words as one command
-					r.facts.ParseError = nil
+					var stop errStop
+					if !errors.As(err, &stop) || stop.pe.Code != CodeSyntax {
+						return nil, err // too deep, too complex …: fail closed
+					}
+					// not bash syntax (cmd's own quoting): judge the words as one command
 					_, err = r.simple(args[k+1:], local, sc, stdin{}, map[string]string{}, nil, []string{name})
 					return nil, err
 				}

@@ -2,6 +2,10 @@ package gate
 
 import "sync"
 
+// maxCacheKey bounds the input documents the cache keeps (bytes of their
+// encoding): with at most 1,024 entries the cache stays under ~8 MiB.
+const maxCacheKey = 8 << 10
+
 // decisionCache remembers decisions by their input document. It is bounded:
 // when full it starts over, which keeps it simple and its memory flat.
 type decisionCache struct {

@@ -124,7 +124,7 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	}
 	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults()}
 	if !o.NoCache {
-		g.cache = newDecisionCache(4096)
+		g.cache = newDecisionCache(1024)
 	}
 	return g, nil
 }
@@ -278,7 +278,9 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 	key := ""
 	if g.cache != nil && tracer == nil {
 		key = v.String()
-		if r, ok := g.cache.get(key); ok {
+		if len(key) > maxCacheKey {
+			key = "" // large inputs are rare and would crowd the cache
+		} else if r, ok := g.cache.get(key); ok {
 			r.ID, r.Tool = c.ID, c.Tool
 			return r
 		}

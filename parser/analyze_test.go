@@ -240,3 +240,18 @@ func TestForkBomb(t *testing.T) {
 		t.Errorf("plain recursion: %+v", f.Functions)
 	}
 }
+
+// TestWorkspaceUnderSecretDir: a workspace below a secret directory (/root,
+// ~/.ssh for a test) is not itself secret; outside it the secret stands.
+func TestWorkspaceUnderSecretDir(t *testing.T) {
+	_, home := world(t)
+	ws := home + "/.ssh/proj"
+	if err := os.MkdirAll(ws+"/src", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := New(Config{})
+	f := a.Analyze("cat src/a.go ../id_rsa", Options{Workspace: ws, Home: home})
+	if len(f.Paths) != 2 || f.Paths[0].Sensitive || !f.Paths[1].Sensitive {
+		t.Fatalf("paths %+v", f.Paths)
+	}
+}

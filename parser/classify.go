@@ -190,15 +190,18 @@ func isDigits(s string) bool {
 
 // sensitive reports whether p (resolved) is a secret, and which entry says so.
 func (c *classifier) sensitive(p string, zone string) (bool, string) {
+	inWS := zone == "workspace" || zone == "workspace_root"
 	for d := p; ; d = path.Dir(d) {
 		if e, ok := c.secrets[d]; ok {
 			return true, e
 		}
-		if d == "/" {
+		if d == "/" || inWS && d == c.ws {
+			// entries above the workspace (a workspace under /root) do
+			// not make the workspace itself secret
 			break
 		}
 	}
-	if len(c.secretPat) > 0 {
+	if len(c.secretPat) > 0 && !inWS {
 		comps := splitPath(p)
 		for i, pat := range c.secretPat {
 			if len(comps) >= len(pat) && matchComps(pat, comps[:len(pat)]) {
@@ -244,12 +247,19 @@ func (c *classifier) couldBeSensitive(pattern string, spans bool, zone string) (
 		}
 		return true, raw
 	}
+	inWS := zone == "workspace" || zone == "workspace_root"
 	for abs, raw := range c.secrets {
+		if inWS && under(c.ws, abs) {
+			continue // an entry enclosing the workspace (/root) is not a secret inside it
+		}
 		if ok, r := try(splitPath(abs), raw); ok {
 			return ok, r
 		}
 	}
 	for i, pat := range c.secretPat {
+		if inWS && len(pat) <= len(splitPath(c.ws)) && matchComps(pat, splitPath(c.ws)[:len(pat)]) {
+			continue
+		}
 		if ok, r := try(pat, c.secretRaw[i]); ok {
 			return ok, r
 		}

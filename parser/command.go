@@ -1065,6 +1065,9 @@ func (r *run) secretArgs(idx int, name string, args []field, local *state) {
 			if i := strings.IndexByte(t, '='); i > 0 && !strings.ContainsAny(t[:i], "/~") {
 				t = t[i+1:] // --opt=PATH, IdentityFile=PATH
 			}
+			if i := strings.IndexByte(t, ':'); i > 0 {
+				t = t[:i] // SRC:DST (bind mounts, scp)
+			}
 			if a.dynamic || !(strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~")) {
 				continue
 			}

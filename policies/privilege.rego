@@ -145,7 +145,6 @@ bind_of_host(spec) if regex.match(`(^|,)(source|src)=/(,|$)`, spec)
 
 bind_of_host(spec) if startswith(spec, "/etc:")
 
-bind_of_host(spec) if startswith(spec, "/root")
 
 deny contains {"rule": "priv.network_config", "message": sprintf("%s changes network interfaces or routes; network configuration is not changed from an agent", [concat(" ", array.slice(c.argv, 0, 3))])} if {
 	input.present.groups.net_config

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -51,6 +52,18 @@ type Analyzer struct {
 	// command groups, by exact name and by pattern
 	groupExact    map[string][]string
 	groupPatterns []groupPattern
+	// classifiers by workspace and home: built once, read-only after
+	classifiers sync.Map
+}
+
+// classifier returns the (cached) classifier for a workspace and home.
+func (a *Analyzer) classifier(ws, home string) *classifier {
+	key := ws + "\x00" + home
+	if c, ok := a.classifiers.Load(key); ok {
+		return c.(*classifier)
+	}
+	c, _ := a.classifiers.LoadOrStore(key, newClassifier(a.cfg, ws, home))
+	return c.(*classifier)
 }
 
 // New returns an Analyzer for the given lists (empty lists take defaults).
@@ -256,7 +269,7 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		f.ParseError = &ParseError{Code: CodeEmpty, Message: "command is empty"}
 		return f
 	}
-	r := &run{a: a, opts: opts, cls: newClassifier(a.cfg, opts.Workspace, opts.Home), facts: f}
+	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f}
 	st := &state{cwd: opts.Workspace, cwdReal: opts.Workspace != "", vars: map[string]string{}}
 	if opts.WorkingDir != "" {
 		wd := r.word(opts.WorkingDir)

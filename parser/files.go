@@ -27,7 +27,7 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 			f.ParseError = &ParseError{Code: CodeInternal, Message: fmt.Sprintf("the analyser failed: %v", r)}
 		}
 	}()
-	r := &run{a: a, opts: opts, cls: newClassifier(a.cfg, opts.Workspace, opts.Home), facts: f}
+	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f}
 	st := &state{cwd: opts.Workspace, vars: map[string]string{}}
 	for _, p := range args {
 		switch {

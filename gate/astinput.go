@@ -12,13 +12,30 @@ import (
 // costs more than the rest of a typical evaluation. TestASTInputMatchesJSON
 // keeps this in step with the JSON encoding of Input.
 
-func str(s string) *ast.Term { return ast.InternedTerm(s) }
+func str(s string) *ast.Term { return ast.StringTerm(s) }
+
+// keyTerms are the input document's keys, built once: they are the same
+// for every call.
+var keyTerms = func() map[string]*ast.Term {
+	m := map[string]*ast.Term{}
+	for _, k := range []string{"abs", "access", "args", "argv", "assigns", "cmd", "code", "command", "commands", "context", "cwd", "depth", "dynamic", "env", "exists", "fd", "flags", "forks", "functions", "glob", "groups", "home", "in_workspace", "kind", "message", "name", "names", "op", "parse_error", "path", "paths", "pipelines", "present", "raw", "real", "recursive", "redirects", "role", "scripts", "sensitive", "sensitive_match", "stdin", "stdin_from", "subcommand", "text", "tool", "uploads", "value", "version", "workspace", "wrappers", "writes", "zone", "zones"} {
+		m[k] = ast.StringTerm(k)
+	}
+	return m
+}()
+
+func key(k string) *ast.Term {
+	if t, ok := keyTerms[k]; ok {
+		return t
+	}
+	return ast.StringTerm(k)
+}
 
 func boolean(b bool) *ast.Term { return ast.InternedTerm(b) }
 
 func num(i int) *ast.Term { return ast.InternedTerm(i) }
 
-func item(k string, v *ast.Term) [2]*ast.Term { return [2]*ast.Term{str(k), v} }
+func item(k string, v *ast.Term) [2]*ast.Term { return [2]*ast.Term{key(k), v} }
 
 func strs(list []string) *ast.Term {
 	ts := make([]*ast.Term, len(list))

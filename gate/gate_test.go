@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/internal/corpus"
+	"github.com/toolgate/toolgate/parser"
 )
 
 func newGate(t testing.TB, o gate.Options) *gate.Gate {
@@ -296,4 +298,31 @@ func TestCacheSeesFilesystemChanges(t *testing.T) {
 	if r := g.Decide(ctx, c); r.ID != "other" || r.Decision != "deny" {
 		t.Fatalf("cached: %+v", r)
 	}
+}
+
+// TestDefaultListsAgree: the analyser's built-in lists (used when a policy
+// brings no data) are the embedded data.json's, so the two cannot drift.
+func TestDefaultListsAgree(t *testing.T) {
+	p, err := gate.LoadPolicy(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.Config()
+	d := parser.DefaultConfig()
+	for name, want := range map[string][]string{"shells": d.Shells, "interpreters": d.Interpreters, "wrappers": d.Wrappers,
+		"read_roots": d.ReadRoots, "sensitive_paths": d.SensitivePaths, "sensitive_names": d.SensitiveNames} {
+		var got []string
+		for _, v := range cfg[name].([]any) {
+			got = append(got, v.(string))
+		}
+		if !reflect.DeepEqual(sorted(got), sorted(want)) {
+			t.Errorf("%s differs:\n data.json %v\n parser    %v", name, sorted(got), sorted(want))
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }

@@ -925,15 +925,14 @@ func (r *run) setAlias(st *state, name, body string) {
 	st.aliases[name] = body
 }
 
-func (r *run) cdpath(st *state) bool {
+// cdpath reports whether CDPATH is set for command idx (in the shell or as
+// a prefix assignment of the command itself).
+func (r *run) cdpath(st *state, idx int) bool {
 	if _, ok := st.vars["CDPATH"]; ok {
 		return true
 	}
-	if n := len(r.facts.Commands); n > 0 {
-		_, ok := r.facts.Commands[n-1].Env["CDPATH"]
-		return ok
-	}
-	return false
+	_, ok := r.facts.Commands[idx].Env["CDPATH"]
+	return ok
 }
 
 // isStdinPath names the standard input as a file.
@@ -1396,7 +1395,7 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 		if r.opts.Home != "" {
 			target = &field{text: r.opts.Home, pattern: r.opts.Home}
 		}
-	case !strings.HasPrefix(target.text, "/") && target.text != "." && target.text != ".." && !strings.HasPrefix(target.text, "./") && !strings.HasPrefix(target.text, "../") && r.cdpath(st):
+	case !strings.HasPrefix(target.text, "/") && target.text != "." && target.text != ".." && !strings.HasPrefix(target.text, "./") && !strings.HasPrefix(target.text, "../") && r.cdpath(st, idx):
 		// with CDPATH set, a relative cd may land anywhere on it
 		st.cwd, st.cwdReal = "", false
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "cwd", Text: "CDPATH cd " + target.text, Cmd: idx})

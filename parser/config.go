@@ -38,19 +38,11 @@ type Config struct {
 // DefaultConfig returns the lists of the design's default policy.
 func DefaultConfig() Config {
 	return Config{
-		Shells:       []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "rbash", "yash", "posh", "csh", "tcsh", "busybox"},
-		Interpreters: []string{"python", "python2", "python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14", "python3.15", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia", "expect"},
-		Wrappers:     []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "busybox", "fakeroot", "setpriv", "prlimit", "toybox", "ssh-agent", "dbus-run-session", "xvfb-run", "rlwrap", "valgrind", "cpulimit", "entr", "sem", "eatmydata", "schedtool", "chpst", "softlimit", "systemd-inhibit", "nocache", "trickle", "bwrap", "sandbox-exec"},
-		ReadRoots:    []string{"/usr", "/bin", "/sbin", "/lib*", "/etc", "/opt", "/proc"},
-		SensitivePaths: []string{
-			"~/.ssh", "~/.aws", "~/.gnupg", "~/.kube", "~/.docker/config.json", "~/.netrc",
-			"~/.git-credentials", "~/.config/gh", "~/.config/gcloud", "~/.azure", "~/.npmrc",
-			"~/.pypirc", "~/.password-store", "~/.vault-token", "~/.terraform.d/credentials.tfrc.json",
-			"~/.local/share/keyrings", "~/.bash_history", "~/.zsh_history",
-			"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
-			"/etc/ssh/ssh_host_*_key", "/etc/ssl/private", "/root", "/proc/*/environ", "/proc/*/mem",
-			"/var/run/docker.sock", "/run/docker.sock",
-		},
+		Shells:         []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "ash", "rbash", "yash", "posh", "csh", "tcsh", "busybox"},
+		Interpreters:   []string{"python", "python2", "python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14", "python3.15", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia", "expect", "tclsh8.6"},
+		Wrappers:       []string{"sudo", "doas", "env", "nice", "nohup", "timeout", "time", "stdbuf", "ionice", "command", "exec", "builtin", "xargs", "chroot", "setsid", "flock", "watch", "strace", "ltrace", "pkexec", "run0", "taskset", "chrt", "unbuffer", "torsocks", "proxychains", "proxychains4", "faketime", "nsenter", "unshare", "parallel", "systemd-run", "script", "su", "runuser", "sg", "firejail", "catchsegv", "cgexec", "numactl", "caffeinate", "busybox", "fakeroot", "setpriv", "prlimit", "toybox", "ssh-agent", "dbus-run-session", "xvfb-run", "rlwrap", "valgrind", "cpulimit", "entr", "sem", "eatmydata", "schedtool", "chpst", "softlimit", "systemd-inhibit", "nocache", "trickle", "bwrap", "sandbox-exec"},
+		ReadRoots:      []string{"/usr", "/bin", "/sbin", "/lib*", "/etc", "/opt", "/proc"},
+		SensitivePaths: []string{"~/.ssh", "~/.aws", "~/.gnupg", "~/.kube", "~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.config/gh", "~/.config/gcloud", "~/.azure", "~/.npmrc", "~/.pypirc", "~/.password-store", "~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.local/share/keyrings", "~/.bash_history", "~/.zsh_history", "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh/ssh_host_*_key", "/etc/ssl/private", "/root", "/proc/*/environ", "/proc/*/mem", "/var/run/docker.sock", "/run/docker.sock", "/etc/shadow*", "/etc/gshadow*", "/etc/kubernetes", "/etc/wireguard", "/etc/krb5.keytab", "/etc/mysql/debian.cnf", "/etc/security/opasswd", "/etc/ipsec.secrets", "/etc/NetworkManager/system-connections", "/proc/*/task/*/environ", "/proc/*/task/*/mem", "~/.config/rclone", "~/.config/hub", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials", "~/.m2/settings-security.xml"},
 		SensitiveNames: []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "*.jks", ".netrc", ".git-credentials", "credentials"},
 		ExecSinkVars: []string{"PAGER", "GIT_PAGER", "MANPAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "FCEDIT", "SUDO_EDITOR",
 			"GIT_SSH_COMMAND", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",

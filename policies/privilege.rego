@@ -96,7 +96,7 @@ deny contains {"rule": "priv.accounts", "message": sprintf("%s changes users, gr
 	in_group(c.name, "accounts")
 }
 
-deny contains {"rule": "priv.container", "message": sprintf("%s %s with host privileges or a bind of / escapes every sandbox; run the container unprivileged with workspace mounts only", [c.name, subcommand(c)])} if {
+deny contains {"rule": "priv.container", "message": sprintf("%s %s with host privileges or a bind of / escapes every sandbox; run the container unprivileged with workspace mounts only", [c.name, sub])} if {
 	input.present.groups.containers
 	some c in commands
 	in_group(c.name, "containers")

@@ -60,8 +60,14 @@ deny contains {"rule": "remote.upload", "message": sprintf("%s uploads the local
 	p.role == "upload"
 }
 
-deny contains {"rule": "remote.upload", "message": sprintf("%s sends the output of a command (%s) to another host; sharing data off the machine is not allowed", [commands[d.cmd].name, d.text])} if {
+deny contains {"rule": "remote.upload", "message": sprintf("%s sends the output of a command (%s) to another host; sharing data off the machine is not allowed", [command_name(d.cmd), d.text])} if {
 	input.present.dynamic.upload
 	some d in input.dynamic
 	d.kind == "upload"
 }
+
+# command_name never leaves a message undefined (an undefined message would
+# keep the deny from firing at all)
+command_name(i) := commands[i].name if commands[i].name != ""
+
+else := "a command"

@@ -1,0 +1,247 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// systemDirs are shown read-only in the box when they exist; a symlink
+// among them (/bin -> usr/bin) is recreated as the same symlink. Nothing
+// else of the host file system is visible: not /home, /root, /var, /run
+// (where daemon sockets live), /srv, /mnt, /media or /sys.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix"}
+
+// mount is one step of the box's file system, kept with its destination so
+// the steps can be ordered parents first.
+type mount struct {
+	dst  string
+	args []string
+}
+
+func depth(p string) int {
+	if p == "/" {
+		return 0
+	}
+	return strings.Count(p, "/")
+}
+
+// fixedMounts are the steps that do not change between runs: system
+// directories, masks under them, /dev, /proc and the private /tmp.
+func (s *Sandbox) fixedMounts() []string {
+	var ms []mount
+	for _, d := range systemDirs {
+		fi, err := os.Lstat(d)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			if t, err := os.Readlink(d); err == nil {
+				ms = append(ms, mount{d, []string{"--symlink", t, d}})
+			}
+			continue
+		}
+		if fi.IsDir() {
+			ms = append(ms, mount{d, []string{"--ro-bind", d, d}})
+		}
+	}
+	ms = append(ms,
+		mount{"/dev", []string{"--dev", "/dev"}},
+		mount{"/proc", []string{"--proc", "/proc"}},
+		mount{"/tmp", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/tmp"}},
+		mount{"/var/tmp", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/var/tmp"}},
+		mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}},
+	)
+	for _, p := range s.masks() {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			// A symlink is not masked itself: its target either lies in a
+			// hidden place or is masked by its own entry.
+			continue
+		}
+		if fi.IsDir() {
+			ms = append(ms, mount{p, []string{"--tmpfs", p, "--remount-ro", p}})
+		} else {
+			ms = append(ms, mount{p, []string{"--ro-bind", "/dev/null", p}})
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.args...)
+	}
+	return out
+}
+
+// masks expands the configured secret paths that lie inside a visible
+// system directory; elsewhere they are hidden already.
+func (s *Sandbox) masks() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range s.cfg.Mask {
+		if !strings.HasPrefix(m, "/") || strings.HasPrefix(m, "~") {
+			continue
+		}
+		matches, err := filepath.Glob(m)
+		if err != nil {
+			continue
+		}
+		for _, p := range matches {
+			p = filepath.Clean(p)
+			if seen[p] || !visible(p) || within(p, s.ws) {
+				continue
+			}
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// visible says whether p lies in a system directory shown in the box.
+func visible(p string) bool {
+	for _, d := range systemDirs {
+		if within(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+// args builds the bwrap command line of one run.
+func (s *Sandbox) args(req Request) ([]string, error) {
+	dir := req.Dir
+	if dir == "" {
+		dir = s.ws
+	}
+	if !filepath.IsAbs(dir) {
+		return nil, errors.New("working directory must be absolute")
+	}
+	a := make([]string, 0, 96)
+	a = append(a, "--unshare-all", "--unshare-user")
+	if req.Network {
+		a = append(a, "--share-net")
+	}
+	a = append(a,
+		"--die-with-parent", "--new-session", "--disable-userns",
+		"--cap-drop", "ALL",
+		"--uid", strconv.Itoa(s.uid), "--gid", strconv.Itoa(s.gid),
+		"--hostname", "toolgate",
+		"--clearenv",
+	)
+	for _, kv := range s.env {
+		k, v, _ := strings.Cut(kv, "=")
+		a = append(a, "--setenv", k, v)
+	}
+	a = append(a, s.fixed...)
+
+	// The home directory and the workspace, parents first: a workspace in
+	// the home directory is mounted over the empty home, a home inside the
+	// workspace is hidden over it.
+	var ms []mount
+	if s.home != "" && s.home != "/" && !visible(s.home) {
+		ms = append(ms, mount{s.home, []string{"--perms", "0700", "--tmpfs", s.home}})
+	}
+	ms = append(ms, mount{s.ws, []string{"--bind", s.ws, s.ws}})
+	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
+	for _, m := range ms {
+		a = append(a, m.args...)
+	}
+	a = append(a, s.gitGuards()...)
+	if req.Network {
+		a = append(a, resolvConf()...)
+	}
+	a = append(a,
+		"--remount-ro", "/",
+		"--chdir", dir,
+		"--info-fd", "3", "--block-fd", "4",
+		"--", s.bash, "-c", req.Command,
+	)
+	return a, nil
+}
+
+// gitGuards makes the workspace repository's hooks and config read-only in
+// the box: both hold commands that git on the host runs later, so writing
+// them from the box would be a way out of it. The git directory is bound
+// onto itself so it is a mount point, which cannot be renamed away and
+// replaced by a fresh one. A missing hooks directory is created first (git
+// init would have made it) so the box cannot create it. Submodules' git
+// directories under .git/modules get the same guards.
+func (s *Sandbox) gitGuards() []string {
+	gitDir := filepath.Join(s.ws, ".git")
+	fi, err := os.Lstat(gitDir)
+	if err != nil {
+		return nil
+	}
+	if fi.Mode().IsRegular() {
+		// A worktree or submodule: ".git" names the real git directory.
+		b, err := os.ReadFile(gitDir)
+		if err != nil {
+			return nil
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		p, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+		if !ok {
+			return nil
+		}
+		p = strings.TrimSpace(p)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(s.ws, p)
+		}
+		gitDir = p
+	} else if !fi.IsDir() {
+		return nil
+	}
+	real, err := filepath.EvalSymlinks(gitDir)
+	if err != nil || !within(real, s.ws) {
+		return nil // outside the workspace: not writable in the box anyway
+	}
+	a := []string{"--bind", real, real}
+	dirs := []string{real}
+	budget := 64
+	for i := 0; i < len(dirs) && budget > 0; i++ {
+		ents, _ := os.ReadDir(filepath.Join(dirs[i], "modules"))
+		for _, e := range ents {
+			if e.IsDir() && budget > 0 {
+				budget--
+				dirs = append(dirs, filepath.Join(dirs[i], "modules", e.Name()))
+			}
+		}
+	}
+	for _, d := range dirs {
+		for _, name := range []string{"hooks", "config"} {
+			p := filepath.Join(d, name)
+			target, err := filepath.EvalSymlinks(p)
+			if errors.Is(err, os.ErrNotExist) && name == "hooks" {
+				if os.Mkdir(p, 0o755) == nil {
+					target, err = filepath.EvalSymlinks(p)
+				}
+			}
+			// Only what the box could write needs guarding: a target
+			// outside the workspace is read-only or hidden there already.
+			if err == nil && within(target, s.ws) {
+				a = append(a, "--ro-bind", target, target)
+			}
+		}
+	}
+	return a
+}
+
+// resolvConf makes name resolution work in a box with network: on many
+// hosts /etc/resolv.conf is a symlink into /run, which the box does not
+// show, so its target is shown read-only.
+func resolvConf() []string {
+	real, err := filepath.EvalSymlinks("/etc/resolv.conf")
+	if err != nil || visible(real) {
+		return nil
+	}
+	return []string{"--ro-bind", real, real}
+}

@@ -1,0 +1,247 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// cgroupRoot is where toolgate may make one cgroup per box: the cgroups the
+// toolgate process itself sits in, for the pids and memory controllers. On a
+// cgroup v1 (or hybrid) host these are two directories; on a v2 host one.
+type cgroupRoot struct {
+	v2     bool
+	pids   string // directory holding pids.max
+	memory string // directory holding the memory limit ("" = no memory controller)
+}
+
+// boxCgroup is the cgroup (one directory per controller) of one box.
+type boxCgroup struct {
+	v2   bool
+	dirs []string
+}
+
+var cgroupSeq atomic.Uint64
+
+// findCgroups returns where boxes can get cgroups, or an error saying why
+// they cannot (then the sandbox falls back to rlimits).
+func findCgroups() (*cgroupRoot, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs("/sys/fs/cgroup", &st); err != nil {
+		return nil, fmt.Errorf("no cgroup file system at /sys/fs/cgroup: %w", err)
+	}
+	own, err := ownCgroups()
+	if err != nil {
+		return nil, err
+	}
+	if st.Type == unix.CGROUP2_SUPER_MAGIC {
+		dir := filepath.Join("/sys/fs/cgroup", own[""])
+		ctrl, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+		if err != nil {
+			return nil, err
+		}
+		fields := " " + strings.TrimSpace(string(ctrl)) + " "
+		if !strings.Contains(fields, " pids ") {
+			return nil, fmt.Errorf("cgroup v2: the pids controller is not delegated to %s", dir)
+		}
+		r := &cgroupRoot{v2: true, pids: dir}
+		if strings.Contains(fields, " memory ") {
+			r.memory = dir
+		}
+		return r, r.try()
+	}
+	r := &cgroupRoot{}
+	if p, ok := own["pids"]; ok {
+		r.pids = filepath.Join("/sys/fs/cgroup/pids", p)
+	} else {
+		return nil, errors.New("cgroup v1: no pids hierarchy")
+	}
+	if m, ok := own["memory"]; ok {
+		r.memory = filepath.Join("/sys/fs/cgroup/memory", m)
+	}
+	return r, r.try()
+}
+
+// ownCgroups reads /proc/self/cgroup: controller name → path ("" for v2).
+func ownCgroups() (map[string]string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			out[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out, sc.Err()
+}
+
+// try makes and removes a cgroup, so a host that shows cgroups but does not
+// let toolgate write them is found out at start-up, not at the first call.
+func (r *cgroupRoot) try() error {
+	cg, err := r.create(Limits{Procs: 64, MemoryBytes: 64 << 20})
+	if err != nil {
+		return err
+	}
+	return cg.remove()
+}
+
+// create makes the cgroup of one box and writes its limits.
+func (r *cgroupRoot) create(l Limits) (*boxCgroup, error) {
+	name := fmt.Sprintf("toolgate-%d-%d", os.Getpid(), cgroupSeq.Add(1))
+	cg := &boxCgroup{v2: r.v2}
+	fail := func(err error) (*boxCgroup, error) {
+		cg.remove()
+		return nil, err
+	}
+	mk := func(parent string) (string, error) {
+		dir := filepath.Join(parent, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return "", err
+		}
+		cg.dirs = append(cg.dirs, dir)
+		return dir, nil
+	}
+	pdir, err := mk(r.pids)
+	if err != nil {
+		return fail(err)
+	}
+	if err := writeFile(pdir, "pids.max", strconv.Itoa(l.Procs)); err != nil {
+		return fail(err)
+	}
+	if r.memory != "" && l.MemoryBytes > 0 {
+		mdir := pdir
+		if !r.v2 {
+			if mdir, err = mk(r.memory); err != nil {
+				return fail(err)
+			}
+		}
+		mem := strconv.FormatInt(l.MemoryBytes, 10)
+		if r.v2 {
+			if err := writeFile(mdir, "memory.max", mem); err != nil {
+				return fail(err)
+			}
+			// No swap: a memory bomb must not push the host into swapping.
+			_ = writeFile(mdir, "memory.swap.max", "0")
+		} else {
+			if err := writeFile(mdir, "memory.limit_in_bytes", mem); err != nil {
+				return fail(err)
+			}
+			// memsw exists only with swap accounting; where it does, memory
+			// plus swap gets the same bound.
+			_ = writeFile(mdir, "memory.memsw.limit_in_bytes", mem)
+		}
+	}
+	return cg, nil
+}
+
+// hasMemory says whether the box's memory is bounded by the cgroup.
+func (r *cgroupRoot) hasMemory() bool { return r != nil && r.memory != "" }
+
+func writeFile(dir, name, value string) error {
+	return os.WriteFile(filepath.Join(dir, name), []byte(value), 0)
+}
+
+// join moves the processes into the box's cgroups; everything they start
+// afterwards stays there.
+func (cg *boxCgroup) join(pids ...int) error {
+	for _, dir := range cg.dirs {
+		for _, pid := range pids {
+			if err := writeFile(dir, "cgroup.procs", strconv.Itoa(pid)); err != nil {
+				return fmt.Errorf("join cgroup %s: %w", dir, err)
+			}
+		}
+	}
+	return nil
+}
+
+// kill sends SIGKILL to every process left in the box's cgroups. With a pid
+// namespace the kernel has usually done this already; this covers a process
+// that was between namespaces when the box died.
+func (cg *boxCgroup) kill() {
+	if cg.v2 && len(cg.dirs) > 0 {
+		if writeFile(cg.dirs[0], "cgroup.kill", "1") == nil {
+			return
+		}
+	}
+	for _, dir := range cg.dirs {
+		for range 8 {
+			b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+			if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+				break
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	}
+}
+
+// remove deletes the box's cgroups, waiting briefly for dying processes to
+// leave them (rmdir fails with EBUSY while a process is inside).
+func (cg *boxCgroup) remove() error {
+	var first error
+	for i := len(cg.dirs) - 1; i >= 0; i-- {
+		dir := cg.dirs[i]
+		var err error
+		for wait := time.Millisecond; wait < 2*time.Second; wait *= 2 {
+			if err = os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+				err = nil
+				break
+			}
+			cg.kill()
+			time.Sleep(wait)
+		}
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	cg.dirs = nil
+	return first
+}
+
+// events says whether the box hit its process limit (a fork was refused)
+// or had a process killed for memory, so a result can say why it failed.
+func (cg *boxCgroup) events() (pidsDenied bool, oom bool) {
+	for _, dir := range cg.dirs {
+		if b, err := os.ReadFile(filepath.Join(dir, "pids.events")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "max" && f[1] != "0" {
+					pidsDenied = true
+				}
+			}
+		}
+		for _, name := range []string{"memory.events", "memory.oom_control"} {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				for _, line := range strings.Split(string(b), "\n") {
+					if f := strings.Fields(line); len(f) == 2 && (f[0] == "oom_kill" || f[0] == "oom") && f[1] != "0" {
+						oom = true
+					}
+				}
+			}
+		}
+	}
+	return pidsDenied, oom
+}

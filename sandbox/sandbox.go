@@ -1,0 +1,638 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Mode says how exec commands run.
+type Mode string
+
+const (
+	// ModeBwrap runs every command inside bubblewrap. It is the default.
+	ModeBwrap Mode = "bwrap"
+	// ModeNone runs commands directly on the host, for trusted set-ups only;
+	// every result says so.
+	ModeNone Mode = "none"
+)
+
+// ParseMode reads a --sandbox value.
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case ModeBwrap, ModeNone:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("unknown sandbox %q (want bwrap or none)", s)
+}
+
+// Limits bound what one box may use. Zero fields take DefaultLimits.
+type Limits struct {
+	// Procs bounds processes and threads in the box (pids cgroup;
+	// RLIMIT_NPROC where no cgroup can be made).
+	Procs int
+	// MemoryBytes bounds the box's memory (memory cgroup; where there is
+	// none, each process's address space is bounded at twice this).
+	MemoryBytes int64
+	// FileSizeBytes is the largest file a process may write (RLIMIT_FSIZE).
+	FileSizeBytes int64
+	// CPUSeconds bounds each process's CPU time (RLIMIT_CPU); 0 derives it
+	// from the timeout and the number of CPUs.
+	CPUSeconds int
+	// OutputBytes is how much stdout and stderr together may write before
+	// the box is stopped.
+	OutputBytes int64
+	// TmpBytes is the size of the box's private /tmp.
+	TmpBytes int64
+}
+
+// DefaultLimits are the bounds used when a Config gives none.
+func DefaultLimits() Limits {
+	return Limits{
+		Procs:         512,
+		MemoryBytes:   2 << 30,
+		FileSizeBytes: 1 << 30,
+		OutputBytes:   16 << 20,
+		TmpBytes:      512 << 20,
+	}
+}
+
+func (l Limits) orDefaults() Limits {
+	d := DefaultLimits()
+	if l.Procs <= 0 {
+		l.Procs = d.Procs
+	}
+	if l.MemoryBytes <= 0 {
+		l.MemoryBytes = d.MemoryBytes
+	}
+	if l.FileSizeBytes <= 0 {
+		l.FileSizeBytes = d.FileSizeBytes
+	}
+	if l.OutputBytes <= 0 {
+		l.OutputBytes = d.OutputBytes
+	}
+	if l.TmpBytes <= 0 {
+		l.TmpBytes = d.TmpBytes
+	}
+	return l
+}
+
+// DefaultEnv names the host variables a box inherits. Everything else in
+// the host environment (tokens, keys, agent sockets) stays outside.
+var DefaultEnv = []string{"PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_COLLATE",
+	"LC_MESSAGES", "LC_NUMERIC", "LC_TIME", "TERM", "TZ"}
+
+// DefaultPath is the box's PATH when the host has none.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// Config describes the sandbox for one workspace.
+type Config struct {
+	Mode Mode
+	// Workspace is the only writable host directory in the box.
+	Workspace string
+	// Home is the user's home directory; in the box it is an empty private
+	// directory. Empty means $HOME.
+	Home string
+	// Timeout is how long a command may run; 0 means 60 s.
+	Timeout time.Duration
+	Limits  Limits
+	// Env names the host variables passed in; nil means DefaultEnv.
+	Env []string
+	// PathAppend is added to the end of PATH in the box.
+	PathAppend []string
+	// Mask lists absolute paths (a "*" matches within one component) hidden
+	// in the box even where the directory around them is visible: secrets
+	// under /etc and the like. "~/" entries are ignored (home is hidden).
+	Mask []string
+	// Bwrap is the bubblewrap binary; empty means "bwrap" on PATH.
+	Bwrap string
+}
+
+// Request is one command to run.
+type Request struct {
+	Command string
+	// Dir is the directory the command starts in (absolute); empty means
+	// the workspace.
+	Dir string
+	// Network lets the box use the host's network (the policy granted it).
+	Network bool
+}
+
+// Result is what a command did. Stdout and Stderr are bounded (see Capture).
+type Result struct {
+	Stdout, Stderr Text
+	// ExitCode is the command's exit status; 128+N when signal N killed it.
+	ExitCode int
+	// TimedOut: the timeout killed the box.
+	TimedOut bool
+	// OutputLimited: the output passed Limits.OutputBytes and the box was
+	// stopped.
+	OutputLimited bool
+	// PidsLimited: a fork was refused because the box had Limits.Procs
+	// processes. OOM: a process was killed for memory.
+	PidsLimited, OOM bool
+	Duration         time.Duration
+	Mode             Mode
+}
+
+// Unavailable is the error Run returns when the sandbox cannot run at all.
+// Nothing was executed.
+type Unavailable struct {
+	Reason string
+	Hint   string
+}
+
+func (e *Unavailable) Error() string { return "sandbox unavailable: " + e.Reason }
+
+// Sandbox runs commands for one workspace.
+type Sandbox struct {
+	cfg   Config
+	lim   Limits
+	bwrap string
+	bash  string
+	ws    string
+	home  string
+	uid   int
+	gid   int
+	cg    *cgroupRoot
+	cgErr error
+	env   []string
+	fixed []string // mounts that do not change between runs
+
+	checkOnce sync.Once
+	checkErr  error
+}
+
+// New prepares a sandbox. It fails only on a bad configuration; whether
+// bubblewrap works is found out by Check (and by the first Run).
+func New(cfg Config) (*Sandbox, error) {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeBwrap
+	}
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		return nil, err
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	ws, err := realDir(cfg.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	if ws == "/" {
+		return nil, errors.New("workspace cannot be the filesystem root")
+	}
+	home := cfg.Home
+	if home == "" {
+		home = os.Getenv("HOME")
+	}
+	if home != "" {
+		home = filepath.Clean(home)
+		if r, err := filepath.EvalSymlinks(home); err == nil {
+			home = r
+		}
+	}
+	s := &Sandbox{cfg: cfg, lim: cfg.Limits.orDefaults(), ws: ws, home: home}
+	s.bash, _ = exec.LookPath("bash")
+	if s.bash == "" {
+		s.bash = "/bin/bash"
+	}
+	s.env = s.buildEnv()
+	if cfg.Mode == ModeBwrap {
+		s.uid, s.gid = os.Getuid(), os.Getgid()
+		if s.uid == 0 {
+			// Inside the box the user is never root, whoever runs toolgate.
+			s.uid, s.gid = 1000, 1000
+		}
+		s.cg, s.cgErr = findCgroups()
+		s.fixed = s.fixedMounts()
+	}
+	return s, nil
+}
+
+func realDir(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("no directory given")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", p)
+	}
+	return real, nil
+}
+
+// Mode is how this sandbox runs commands.
+func (s *Sandbox) Mode() Mode { return s.cfg.Mode }
+
+// Timeout is the time a command may run.
+func (s *Sandbox) Timeout() time.Duration { return s.cfg.Timeout }
+
+// Workspace is the workspace directory, symlinks resolved.
+func (s *Sandbox) Workspace() string { return s.ws }
+
+// Profile describes the sandbox in a few words, for results and the audit
+// log: mode, how limits are enforced, and the limits.
+func (s *Sandbox) Profile() string {
+	if s.cfg.Mode == ModeNone {
+		return "none (commands run unsandboxed on the host)"
+	}
+	enf := "rlimits"
+	if s.cg != nil {
+		enf = "cgroups+rlimits"
+	}
+	return fmt.Sprintf("bwrap (%s: procs %d, memory %d MiB, file size %d MiB, output %d MiB, timeout %s)",
+		enf, s.lim.Procs, s.lim.MemoryBytes>>20, s.lim.FileSizeBytes>>20, s.lim.OutputBytes>>20, s.cfg.Timeout)
+}
+
+// CgroupError says why boxes get no cgroups (nil when they do).
+func (s *Sandbox) CgroupError() error { return s.cgErr }
+
+// Check runs an empty command in a box once and reports whether the sandbox
+// works on this machine. ModeNone always works.
+func (s *Sandbox) Check(ctx context.Context) error {
+	if s.cfg.Mode == ModeNone {
+		return nil
+	}
+	s.checkOnce.Do(func() {
+		s.checkErr = s.check(ctx)
+	})
+	return s.checkErr
+}
+
+func (s *Sandbox) check(ctx context.Context) error {
+	bw := s.cfg.Bwrap
+	if bw == "" {
+		bw = "bwrap"
+	}
+	path, err := exec.LookPath(bw)
+	if err != nil {
+		return &Unavailable{
+			Reason: "bubblewrap (" + bw + ") is not installed or not on PATH",
+			Hint:   "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or on a trusted machine only pass --sandbox=none",
+		}
+	}
+	s.bwrap = path
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	res, err := s.runBwrap(ctx, Request{Command: "exit 0"})
+	if err == nil && res.ExitCode != 0 {
+		err = fmt.Errorf("exit code %d: %s", res.ExitCode, strings.TrimSpace(res.Stderr.String()))
+	}
+	if err != nil {
+		var u *Unavailable
+		if errors.As(err, &u) {
+			return u
+		}
+		return &Unavailable{
+			Reason: "bubblewrap cannot create the sandbox: " + err.Error(),
+			Hint:   "user namespaces may be disabled (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or an AppArmor restriction on unprivileged user namespaces), or toolgate runs in a container that forbids them; fix that, or on a trusted machine only pass --sandbox=none",
+		}
+	}
+	return nil
+}
+
+// Run executes one command and waits for it. An error means the command did
+// not run (the sandbox is unavailable or could not be set up); a command
+// that ran and failed is a Result with its exit code.
+func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
+	if s.cfg.Mode == ModeNone {
+		return s.runNone(ctx, req)
+	}
+	if err := s.Check(ctx); err != nil {
+		return Result{Mode: s.cfg.Mode}, err
+	}
+	return s.runBwrap(ctx, req)
+}
+
+func (s *Sandbox) buildEnv() []string {
+	names := s.cfg.Env
+	if names == nil {
+		names = DefaultEnv
+	}
+	env := []string{}
+	path := DefaultPath
+	for _, n := range names {
+		v, ok := os.LookupEnv(n)
+		if !ok || strings.ContainsRune(n, '=') {
+			continue
+		}
+		if n == "PATH" {
+			if v != "" {
+				path = v
+			}
+			continue
+		}
+		env = append(env, n+"="+v)
+	}
+	for _, p := range s.cfg.PathAppend {
+		if p != "" {
+			path += ":" + p
+		}
+	}
+	home := s.home
+	if home == "" || home == "/" {
+		home = "/tmp"
+	}
+	env = append(env,
+		"PATH="+path,
+		"HOME="+home,
+		"TMPDIR=/tmp",
+		"GIT_TERMINAL_PROMPT=0",
+		"DEBIAN_FRONTEND=noninteractive",
+	)
+	return env
+}
+
+// runBwrap starts bwrap blocked (--block-fd) right after it made the
+// namespaces, moves the box into its cgroups and sets its rlimits while
+// nothing inside has run yet, then lets it go. Every process the command
+// starts inherits both; none can start before them.
+func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err error) {
+	res.Mode = ModeBwrap
+	args, err := s.args(req)
+	if err != nil {
+		return res, err
+	}
+	infoR, infoW, err := os.Pipe()
+	if err != nil {
+		return res, err
+	}
+	defer infoR.Close()
+	blockR, blockW, err := os.Pipe()
+	if err != nil {
+		infoW.Close()
+		return res, err
+	}
+	defer blockW.Close()
+
+	stdout := NewCapture(captureHead, captureTail)
+	stderr := NewCapture(captureHead, captureTail)
+	cmd := exec.Command(s.bwrap, args...)
+	cmd.Env = []string{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.ExtraFiles = []*os.File{infoW, blockR} // fds 3 and 4
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = 2 * time.Second
+
+	start := time.Now()
+	err = cmd.Start()
+	infoW.Close()
+	blockR.Close()
+	if err != nil {
+		return res, &Unavailable{Reason: "cannot start bubblewrap: " + err.Error(), Hint: "check that " + s.bwrap + " is executable"}
+	}
+	var (
+		killOnce sync.Once
+		child    int
+		cg       *boxCgroup
+	)
+	kill := func() {
+		killOnce.Do(func() {
+			if child > 0 {
+				// The box's pid 1: when it dies the kernel kills every
+				// process of its pid namespace, setsid or not.
+				_ = syscall.Kill(child, syscall.SIGKILL)
+			}
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			if cg != nil {
+				cg.kill()
+			}
+		})
+	}
+	abort := func(e error) (Result, error) {
+		kill()
+		_ = cmd.Wait()
+		if cg != nil {
+			_ = cg.remove()
+		}
+		msg := strings.TrimSpace(stderr.Text().String())
+		if msg != "" {
+			e = fmt.Errorf("%w: %s", e, msg)
+		}
+		return res, e
+	}
+
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	_ = infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if derr := json.NewDecoder(infoR).Decode(&info); derr != nil || info.ChildPid <= 0 {
+		_ = cmd.Wait() // bwrap failed before making the box; its stderr says why
+		msg := strings.TrimSpace(stderr.Text().String())
+		if msg == "" && derr != nil {
+			msg = derr.Error()
+		}
+		return res, fmt.Errorf("bubblewrap failed to set up the box: %s", msg)
+	}
+	child = info.ChildPid
+	if s.cg != nil {
+		if cg, err = s.cg.create(s.lim); err != nil {
+			return abort(fmt.Errorf("cannot make the box's cgroup: %w", err))
+		}
+		if err = cg.join(cmd.Process.Pid, child); err != nil {
+			return abort(err)
+		}
+	}
+	if err = s.setRlimits(child); err != nil {
+		return abort(err)
+	}
+
+	var (
+		mu            sync.Mutex
+		timedOut      bool
+		outputLimited bool
+	)
+	flood := func(int64) {
+		if stdout.Total()+stderr.Total() > s.lim.OutputBytes {
+			mu.Lock()
+			outputLimited = true
+			mu.Unlock()
+			kill()
+		}
+	}
+	stdout.onWrite, stderr.onWrite = flood, flood
+	timer := time.AfterFunc(s.cfg.Timeout, func() {
+		mu.Lock()
+		timedOut = true
+		mu.Unlock()
+		kill()
+	})
+	stop := context.AfterFunc(ctx, kill)
+
+	if _, err = blockW.Write([]byte{1}); err != nil {
+		timer.Stop()
+		stop()
+		return abort(fmt.Errorf("cannot release the box: %w", err))
+	}
+	blockW.Close()
+
+	werr := cmd.Wait()
+	timer.Stop()
+	stop()
+	res.Duration = time.Since(start)
+	kill() // background children of a finished command die with the box
+	if cg != nil {
+		res.PidsLimited, res.OOM = cg.events()
+		_ = cg.remove()
+	}
+	mu.Lock()
+	res.TimedOut, res.OutputLimited = timedOut, outputLimited
+	mu.Unlock()
+	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
+	res.ExitCode = exitCode(cmd.ProcessState, werr)
+	if ctx.Err() != nil && !res.TimedOut {
+		return res, fmt.Errorf("command stopped: %w", ctx.Err())
+	}
+	return res, nil
+}
+
+// Total is the number of bytes written so far.
+func (c *Capture) Total() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}
+
+// Captures keep this much of each stream's head and tail: four times what
+// the exec tool shows, so a cut never lands inside what is shown.
+const (
+	captureHead = 64 << 10
+	captureTail = 64 << 10
+)
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		if err != nil {
+			return -1
+		}
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// setRlimits bounds each process of the box. They are set on the box's pid
+// 1 before it starts the command, after bwrap made the user namespace, so
+// RLIMIT_NPROC counts the box's processes only (not every process of the
+// user on the host).
+func (s *Sandbox) setRlimits(pid int) error {
+	cpu := s.lim.CPUSeconds
+	if cpu <= 0 {
+		cpu = int(s.cfg.Timeout/time.Second)*runtime.NumCPU() + 10
+	}
+	set := []struct {
+		res int
+		val uint64
+	}{
+		{unix.RLIMIT_CORE, 0},
+		{unix.RLIMIT_FSIZE, uint64(s.lim.FileSizeBytes)},
+		{unix.RLIMIT_CPU, uint64(cpu)},
+		{unix.RLIMIT_NPROC, uint64(s.lim.Procs)},
+	}
+	if !s.cg.hasMemory() {
+		set = append(set, struct {
+			res int
+			val uint64
+		}{unix.RLIMIT_AS, uint64(2 * s.lim.MemoryBytes)})
+	}
+	for _, r := range set {
+		var old unix.Rlimit
+		if err := unix.Prlimit(pid, r.res, nil, &old); err != nil {
+			return fmt.Errorf("read rlimit %d: %w", r.res, err)
+		}
+		v := r.val
+		if old.Max < v {
+			v = old.Max // never above what the host already allows
+		}
+		lim := unix.Rlimit{Cur: v, Max: v}
+		if err := unix.Prlimit(pid, r.res, &lim, nil); err != nil {
+			return fmt.Errorf("set rlimit %d: %w", r.res, err)
+		}
+	}
+	return nil
+}
+
+// runNone runs the command on the host: same environment, timeout, output
+// bound and rlimits (set just after start, so a process forked in the
+// first instant may escape them), but no namespaces and no file system
+// view. Children that call setsid leave the process group the timeout kills.
+func (s *Sandbox) runNone(ctx context.Context, req Request) (res Result, err error) {
+	res.Mode = ModeNone
+	dir := req.Dir
+	if dir == "" {
+		dir = s.ws
+	}
+	stdout := NewCapture(captureHead, captureTail)
+	stderr := NewCapture(captureHead, captureTail)
+	cmd := exec.Command(s.bash, "-c", req.Command)
+	cmd.Dir = dir
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("cannot start bash: %w", err)
+	}
+	_ = s.setRlimits(cmd.Process.Pid)
+	var (
+		mu                      sync.Mutex
+		timedOut, outputLimited bool
+		once                    sync.Once
+	)
+	kill := func() { once.Do(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }) }
+	flood := func(int64) {
+		if stdout.Total()+stderr.Total() > s.lim.OutputBytes {
+			mu.Lock()
+			outputLimited = true
+			mu.Unlock()
+			kill()
+		}
+	}
+	stdout.onWrite, stderr.onWrite = flood, flood
+	timer := time.AfterFunc(s.cfg.Timeout, func() {
+		mu.Lock()
+		timedOut = true
+		mu.Unlock()
+		kill()
+	})
+	stop := context.AfterFunc(ctx, kill)
+	werr := cmd.Wait()
+	timer.Stop()
+	stop()
+	kill()
+	res.Duration = time.Since(start)
+	mu.Lock()
+	res.TimedOut, res.OutputLimited = timedOut, outputLimited
+	mu.Unlock()
+	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
+	res.ExitCode = exitCode(cmd.ProcessState, werr)
+	if ctx.Err() != nil && !res.TimedOut {
+		return res, fmt.Errorf("command stopped: %w", ctx.Err())
+	}
+	return res, nil
+}

@@ -1,0 +1,443 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// world is a throwaway host layout: a workspace, a fake home holding canary
+// secrets, and a directory outside both.
+type world struct {
+	ws, home, outside string
+	canary            string
+}
+
+func newWorld(t *testing.T) world {
+	t.Helper()
+	root := t.TempDir()
+	w := world{
+		ws:      filepath.Join(root, "ws"),
+		home:    filepath.Join(root, "home"),
+		outside: filepath.Join(root, "outside"),
+		canary:  "CANARY-" + strconv.FormatInt(time.Now().UnixNano(), 36),
+	}
+	for _, d := range []string{w.ws, filepath.Join(w.home, ".ssh"), w.outside, filepath.Join(w.ws, ".git", "hooks")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p, s string) {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(w.home, ".ssh", "id_rsa"), w.canary+"\n")
+	write(filepath.Join(w.home, ".aws_credentials"), w.canary+"\n")
+	write(filepath.Join(w.outside, "keep.txt"), "keep\n")
+	write(filepath.Join(w.ws, ".git", "config"), "[core]\n\tbare = false\n")
+	write(filepath.Join(w.ws, "hello.txt"), "hello\n")
+	return w
+}
+
+// box makes a sandbox for w, skipping the test (with the reason) only when
+// bubblewrap cannot run on this machine.
+func box(t *testing.T, w world, mod func(*Config)) *Sandbox {
+	t.Helper()
+	cfg := Config{Workspace: w.ws, Home: w.home, Timeout: 20 * time.Second,
+		Mask: []string{"/etc/shadow*", "/etc/gshadow*", "/etc/ssl/private", "/etc/ssh/ssh_host_*_key"}}
+	if mod != nil {
+		mod(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(context.Background()); err != nil {
+		var u *Unavailable
+		if errors.As(err, &u) && cfg.Mode != ModeNone {
+			t.Skipf("bubblewrap cannot run here: %v (%s)", u, u.Hint)
+		}
+		t.Fatal(err)
+	}
+	return s
+}
+
+func run(t *testing.T, s *Sandbox, cmd string) Result {
+	t.Helper()
+	res, err := s.Run(context.Background(), Request{Command: cmd})
+	if err != nil {
+		t.Fatalf("%q: %v", cmd, err)
+	}
+	return res
+}
+
+func output(r Result) string { return r.Stdout.String() + r.Stderr.String() }
+
+func TestCanarySecretsStayHidden(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	cmds := []string{
+		"cat ~/.ssh/id_rsa",
+		"cat " + filepath.Join(w.home, ".ssh", "id_rsa"),
+		"cat " + filepath.Join(w.home, ".aws_credentials"),
+		"grep -rs CANARY /etc /tmp /var /run ~ " + w.home + " 2>/dev/null | head",
+		"ls -la ~ " + w.home,
+		"cat /etc/shadow /etc/gshadow",
+		"find / -name id_rsa 2>/dev/null",
+		"cat /proc/1/environ /proc/self/environ | tr '\\0' '\\n'",
+	}
+	for _, c := range cmds {
+		res := run(t, s, c)
+		if strings.Contains(output(res), w.canary) {
+			t.Errorf("%q revealed the canary:\n%s", c, output(res))
+		}
+	}
+	// /etc/shadow exists on the host but is masked (reads nothing or fail).
+	if _, err := os.Stat("/etc/shadow"); err == nil {
+		res := run(t, s, "cat /etc/shadow")
+		if strings.Contains(res.Stdout.String(), "root:") {
+			t.Errorf("/etc/shadow readable in the box:\n%s", res.Stdout.String())
+		}
+	}
+}
+
+func TestWritesOutsideWorkspaceFail(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	keep := filepath.Join(w.outside, "keep.txt")
+	probe := "/etc/toolgate-probe-" + strconv.Itoa(os.Getpid())
+	cmds := []string{
+		"rm -f " + keep,
+		"echo pwned > " + keep,
+		"echo new > " + filepath.Join(w.outside, "new.txt"),
+		"rm -rf " + w.outside,
+		"touch " + probe,
+		"echo x >> ~/.bashrc",
+		"mv " + keep + " /tmp/",
+	}
+	for _, c := range cmds {
+		run(t, s, c)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "keep\n" {
+		t.Errorf("file outside the workspace changed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(w.outside, "new.txt")); err == nil {
+		t.Error("a file was created outside the workspace")
+	}
+	if _, err := os.Stat(probe); err == nil {
+		os.Remove(probe)
+		t.Error("a file was created in /etc")
+	}
+	if _, err := os.Stat(filepath.Join(w.home, ".bashrc")); err == nil {
+		t.Error("the home directory was written")
+	}
+	// The workspace itself is writable, and what is written there stays.
+	res := run(t, s, "echo made > made.txt && rm hello.txt && echo ok")
+	if strings.TrimSpace(res.Stdout.String()) != "ok" {
+		t.Fatalf("workspace not writable: %s", output(res))
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.ws, "made.txt")); string(b) != "made\n" {
+		t.Errorf("workspace write lost: %q", b)
+	}
+}
+
+func TestNoNetworkUnlessGranted(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	got := make(chan struct{}, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			got <- struct{}{}
+			c.Close()
+		}
+	}()
+	cmd := fmt.Sprintf("echo hi > /dev/tcp/127.0.0.1/%d && echo connected", port)
+	res := run(t, s, cmd)
+	if strings.Contains(res.Stdout.String(), "connected") {
+		t.Errorf("the box reached the host's loopback: %s", output(res))
+	}
+	select {
+	case <-got:
+		t.Fatal("the host listener got a connection from the box")
+	case <-time.After(200 * time.Millisecond):
+	}
+	// Granted: the same command reaches the listener.
+	res, err = s.Run(context.Background(), Request{Command: cmd, Network: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Stdout.String(), "connected") {
+		t.Errorf("network granted but no connection: %s", output(res))
+	}
+}
+
+func TestHostProcessesAndEnvironmentInvisible(t *testing.T) {
+	w := newWorld(t)
+	t.Setenv("TOOLGATE_TEST_SECRET", w.canary)
+	s := box(t, w, nil)
+	res := run(t, s, "env; ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | tr '\\0' ' '; echo; id -u")
+	out := res.Stdout.String()
+	if strings.Contains(out, w.canary) {
+		t.Errorf("host environment visible:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("short output: %q", out)
+	}
+	uid := lines[len(lines)-1]
+	if uid == "0" {
+		t.Error("id -u is 0 in the box")
+	}
+	n, err := strconv.Atoi(lines[len(lines)-3])
+	if err != nil || n > 8 {
+		t.Errorf("the box sees %s processes; want only its own", lines[len(lines)-3])
+	}
+	if !strings.Contains(out, "GIT_TERMINAL_PROMPT=0") || !strings.Contains(out, "DEBIAN_FRONTEND=noninteractive") {
+		t.Errorf("fixed variables missing:\n%s", out)
+	}
+}
+
+func TestPathAppend(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) { c.PathAppend = []string{"/opt/extra/bin"} })
+	res := run(t, s, "echo $PATH")
+	if !strings.HasSuffix(strings.TrimSpace(res.Stdout.String()), ":/opt/extra/bin") {
+		t.Errorf("PATH = %q", res.Stdout.String())
+	}
+}
+
+func TestGitHooksAndConfigReadOnly(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	for _, c := range []string{
+		"echo 'touch /tmp/pwned' > .git/hooks/pre-commit",
+		"printf '[core]\\n\\tfsmonitor = touch x\\n' >> .git/config",
+		"rm -rf .git/hooks",
+		"mv .git/hooks .git/hooks.old",
+		"mv .git .git-old && mkdir -p .git/hooks && echo x > .git/hooks/post-checkout",
+	} {
+		run(t, s, c)
+	}
+	if _, err := os.Stat(filepath.Join(w.ws, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error(".git/hooks/pre-commit was written")
+	}
+	if _, err := os.Stat(filepath.Join(w.ws, ".git", "hooks", "post-checkout")); err == nil {
+		t.Error(".git was replaced and a hook written")
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.ws, ".git", "config")); strings.Contains(string(b), "fsmonitor") {
+		t.Error(".git/config was changed")
+	}
+	// A repository without a hooks directory gets one it cannot write.
+	w2 := newWorld(t)
+	os.RemoveAll(filepath.Join(w2.ws, ".git", "hooks"))
+	s2 := box(t, w2, nil)
+	run(t, s2, "mkdir -p .git/hooks; echo x > .git/hooks/pre-push")
+	if _, err := os.Stat(filepath.Join(w2.ws, ".git", "hooks", "pre-push")); err == nil {
+		t.Error("a hook was written into a new hooks directory")
+	}
+}
+
+// hostProcesses counts processes on the host whose command line contains
+// marker.
+func hostProcesses(marker string) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(bytes.ReplaceAll(b, []byte{0}, []byte{' '}), []byte(marker)) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestTimeoutKillsTheWholeBox(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) { c.Timeout = time.Second })
+	marker := "sleep 987." + strconv.Itoa(os.Getpid()%1000)
+	cmd := fmt.Sprintf("%s & setsid %s & nohup %s >/dev/null 2>&1 & (%s &) ; %s", marker, marker, marker, marker, marker)
+	start := time.Now()
+	res := run(t, s, cmd)
+	if !res.TimedOut {
+		t.Fatalf("not timed out: %+v", res)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("timeout took %v", d)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for hostProcesses(marker) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := hostProcesses(marker); n > 0 {
+		t.Errorf("%d processes of the box outlived the timeout", n)
+	}
+}
+
+func TestBackgroundChildrenDieWithTheCommand(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	marker := "sleep 876." + strconv.Itoa(os.Getpid()%1000)
+	start := time.Now()
+	res := run(t, s, fmt.Sprintf("setsid %s & %s & echo started", marker, marker))
+	if strings.TrimSpace(res.Stdout.String()) != "started" || time.Since(start) > 5*time.Second {
+		t.Fatalf("res %+v after %v", res, time.Since(start))
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := hostProcesses(marker); n > 0 {
+		t.Errorf("%d background processes outlived the command", n)
+	}
+}
+
+func TestOutputFloodIsStopped(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) { c.Limits.OutputBytes = 4 << 20 })
+	start := time.Now()
+	res := run(t, s, "yes")
+	if !res.OutputLimited {
+		t.Fatalf("yes was not stopped for output: %+v", res)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("stopping yes took %v", d)
+	}
+	if len(res.Stdout.Head) > captureHead || len(res.Stdout.Tail) > captureTail {
+		t.Error("capture kept more than its bound")
+	}
+	if !strings.HasPrefix(res.Stdout.Head, "y\ny\n") || res.Stdout.Gap == 0 {
+		t.Errorf("head/gap wrong: %q… gap %d", res.Stdout.Head[:10], res.Stdout.Gap)
+	}
+}
+
+func TestForkBombIsContained(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) { c.Timeout = 3 * time.Second; c.Limits.Procs = 64 })
+	start := time.Now()
+	res := run(t, s, ":(){ :|:& };:; sleep 30")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("fork bomb ran %v", d)
+	}
+	if s.cg != nil && !res.PidsLimited {
+		t.Errorf("pids limit never reached: %+v", res)
+	}
+	// The host still forks, and nothing of the bomb is left.
+	if err := exec_true(); err != nil {
+		t.Errorf("host cannot fork after the bomb: %v", err)
+	}
+}
+
+func TestMemoryBombIsContained(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) { c.Timeout = 20 * time.Second; c.Limits.MemoryBytes = 128 << 20 })
+	start := time.Now()
+	// tail keeps a line without end in memory: it grows until stopped.
+	res := run(t, s, "head -c 2000000000 /dev/zero | tail -c 1500000000 | wc -c")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("memory bomb ran %v", d)
+	}
+	if res.ExitCode == 0 && strings.TrimSpace(res.Stdout.String()) == "1500000000" {
+		t.Fatalf("1.5 GB held in a box limited to 128 MiB: %+v", res)
+	}
+	if s.cg.hasMemory() && !res.OOM {
+		t.Errorf("no OOM kill recorded: %+v %s", res, output(res))
+	}
+}
+
+func TestDiskFillerIsBounded(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) { c.Limits.FileSizeBytes = 8 << 20 })
+	res := run(t, s, "head -c 100000000 /dev/zero > big; echo $?")
+	fi, err := os.Stat(filepath.Join(w.ws, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 8<<20 {
+		t.Errorf("file grew to %d bytes past the 8 MiB limit", fi.Size())
+	}
+	if strings.TrimSpace(res.Stdout.String()) == "0" {
+		t.Errorf("the write did not fail: %s", output(res))
+	}
+	// The private /tmp has a size too.
+	res = run(t, s, "cat /dev/zero > /tmp/fill; df -k /tmp | tail -1")
+	if !strings.Contains(output(res), "No space left") && !strings.Contains(output(res), "File size limit") {
+		t.Errorf("filling /tmp did not stop: %s", output(res))
+	}
+}
+
+func TestExitCodesAndStreams(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	res := run(t, s, "echo out; echo err >&2; exit 7")
+	if res.ExitCode != 7 || res.Stdout.String() != "out\n" || res.Stderr.String() != "err\n" {
+		t.Errorf("got %+v", res)
+	}
+	res = run(t, s, "kill -9 $$")
+	if res.ExitCode != 137 {
+		t.Errorf("killed by SIGKILL: exit %d", res.ExitCode)
+	}
+	sub := filepath.Join(w.ws, "sub")
+	os.Mkdir(sub, 0o755)
+	res, err := s.Run(context.Background(), Request{Command: "pwd", Dir: sub})
+	if err != nil || strings.TrimSpace(res.Stdout.String()) != sub {
+		t.Errorf("working dir: %q %v", res.Stdout.String(), err)
+	}
+}
+
+func TestMissingBubblewrapRefuses(t *testing.T) {
+	w := newWorld(t)
+	s, err := New(Config{Workspace: w.ws, Bwrap: "/nonexistent/bwrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background(), Request{Command: "touch " + filepath.Join(w.ws, "ran")})
+	var u *Unavailable
+	if !errors.As(err, &u) || u.Hint == "" || !strings.Contains(u.Reason, "not installed") {
+		t.Fatalf("want Unavailable with a hint, got %v (%+v)", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(w.ws, "ran")); err == nil {
+		t.Fatal("the command ran without a sandbox")
+	}
+}
+
+func TestModeNoneRunsOnTheHost(t *testing.T) {
+	w := newWorld(t)
+	t.Setenv("TOOLGATE_TEST_SECRET", w.canary)
+	s := box(t, w, func(c *Config) { c.Mode = ModeNone; c.Timeout = time.Second })
+	res := run(t, s, "env; pwd")
+	if res.Mode != ModeNone || strings.Contains(res.Stdout.String(), w.canary) || !strings.Contains(res.Stdout.String(), w.ws) {
+		t.Errorf("none mode: %+v", res)
+	}
+	res = run(t, s, "sleep 5")
+	if !res.TimedOut {
+		t.Error("timeout not applied in none mode")
+	}
+}
+
+func exec_true() error {
+	p, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		return err
+	}
+	_, err = p.Wait()
+	return err
+}

@@ -142,22 +142,37 @@ func deny(id, tool, code, msg string) Result {
 	return Result{ID: id, Tool: tool, Decision: "deny", Reasons: []Reason{{Rule: code, Message: msg}}}
 }
 
-// DecideLine decodes one input line and decides every call in it. A line
-// that cannot be decoded yields one deny. lineNo names calls without an id.
-func (g *Gate) DecideLine(ctx context.Context, line []byte, lineNo int) []Result {
+// Calls decodes one input line into its calls, naming those without an id
+// after the line ("line-3", or "line-3.2" for the second call of a batch).
+// A call that could not be decoded carries its error and no tool or
+// arguments, so nothing can run it.
+func (g *Gate) Calls(line []byte, lineNo int) []Decoded {
 	ds := DecodeLine(line, g.lim)
-	out := make([]Result, 0, len(ds))
-	for i, d := range ds {
-		id := d.Call.ID
-		if id == "" {
-			id = fmt.Sprintf("line-%d", lineNo)
+	for i := range ds {
+		if ds[i].Call.ID == "" {
+			id := fmt.Sprintf("line-%d", lineNo)
 			if len(ds) > 1 {
 				id = fmt.Sprintf("line-%d.%d", lineNo, i+1)
 			}
-			d.Call.ID = id
+			ds[i].Call.ID = id
 		}
+	}
+	return ds
+}
+
+// Denied is the deny that stands in for a call that could not be decoded.
+func (d Decoded) Denied() Result {
+	return deny(d.Call.ID, d.Call.Tool, d.Err.Code, d.Err.Message)
+}
+
+// DecideLine decodes one input line and decides every call in it. A line
+// that cannot be decoded yields one deny. lineNo names calls without an id.
+func (g *Gate) DecideLine(ctx context.Context, line []byte, lineNo int) []Result {
+	ds := g.Calls(line, lineNo)
+	out := make([]Result, 0, len(ds))
+	for _, d := range ds {
 		if d.Err != nil {
-			out = append(out, deny(id, d.Call.Tool, d.Err.Code, d.Err.Message))
+			out = append(out, d.Denied())
 			continue
 		}
 		out = append(out, g.Decide(ctx, d.Call))

@@ -27,9 +27,20 @@ reasons := by_rule(deny) if {
 
 by_rule(set) := [{"rule": p[0], "message": p[1]} | some p in sort([[r.rule, r.message] | some r in set])]
 
-sandbox := {"network": network_granted, "profile": "default"}
+sandbox := {"network": network_granted, "network_on_approval": network_on_approval, "profile": "default"}
 
 default network_granted := false
+
+# An ask about network access, once a person approves it, gets the network
+# it asked for (toolgate run grants it only after the approval); a team that
+# wants approvals without network sets network_on_approval to false.
+default network_on_approval := false
+
+network_on_approval if {
+	data.toolgate.config.network_on_approval != false
+	some r in ask
+	r.rule in {"ask.network", "ask.git_remote", "ask.package_install"}
+}
 
 network_granted if {
 	data.toolgate.config.allow_network == true

@@ -214,7 +214,7 @@ test_allow_when_nothing_fires if {
 	d := decision(plain_ls)
 	d.decision == "allow"
 	d.reasons == []
-	d.sandbox == {"network": false, "profile": "default"}
+	d.sandbox == {"network": false, "network_on_approval": false, "profile": "default"}
 	rules(plain_ls) == set()
 }
 
@@ -325,6 +325,23 @@ test_network_not_granted_by_default if {
 	d := decision(curl_download)
 	d.decision == "ask"
 	d.sandbox.network == false
+}
+
+test_network_on_approval_for_a_network_ask if {
+	d := decision(curl_download)
+	d.decision == "ask"
+	d.sandbox.network_on_approval == true
+}
+
+test_network_on_approval_can_be_turned_off if {
+	d := decision(curl_download) with data.toolgate.config.network_on_approval as false
+	d.sandbox.network_on_approval == false
+}
+
+test_no_network_on_approval_for_other_asks if {
+	doc := exec_call("git clean -fdx", [cmd(["git", "clean", "-fdx"])], [])
+	d := decision(doc)
+	d.sandbox.network_on_approval == false
 }
 
 test_network_granted_with_allow_network_and_a_client if {

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v go >/dev/null || { echo "test: Go is required" >&2; exit 1; }
+bash scripts/ensure-bwrap.sh
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change:" >&2

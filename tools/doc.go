@@ -47,13 +47,53 @@
 // pass its own sentences, because a manual that promises the wrong
 // boundaries misleads the model.
 //
+// # File tools
+//
+// [Workspace] runs the six file tools in-process: [Workspace.ReadFile],
+// [Workspace.WriteFile], [Workspace.EditFile], [Workspace.ListDir],
+// [Workspace.Search] and [Workspace.Glob]. Each returns a [Result] whose
+// Output is what the model sees, in the seed's words ("Error: File not
+// found: …", "Successfully wrote N bytes to …", "Warning: old_text appears N
+// times. …"), with IsError set for every refusal.
+//
+// They may run as root under a policy that allows everything, so they are
+// the hard boundary, not the policy: nothing outside the workspace is read,
+// listed, written or created, whatever the arguments or the links in the
+// tree. [OpenWorkspace] resolves the root once and keeps an O_PATH
+// descriptor of it; every path argument is cleaned lexically (".." above the
+// root, absolute paths elsewhere, a leading "~" and NUL bytes are refused)
+// and then opened from that descriptor with openat2 and RESOLVE_BENEATH, so
+// the kernel refuses a symlink or ".." that leaves the workspace, at the
+// moment of the open. Nothing is checked by name and then opened. Kernels
+// without openat2 (before 5.6) get a walk of one component at a time with
+// O_NOFOLLOW that resolves symlinks itself and refuses the same escapes.
+// Symlinks that stay inside the workspace are followed. Search and "**"
+// never follow symlinks while walking, and go from descriptor to descriptor.
+//
+// Writes are atomic: a temporary file in the target's directory, fsync,
+// renameat over the name (which replaces a symlink there rather than
+// writing through it), fsync of the directory. An existing file keeps its
+// permission bits; an edit through a symlink replaces the link with the
+// edited file. Writing or editing a file in a .git/hooks directory or a
+// .git/config file is refused, by name and by where the directory really
+// is, so links to them and linked or bare git directories are caught too.
+// No tool blocks on a FIFO, and read_file, edit_file and list_dir look at a
+// path (O_PATH and fstat) before they open it, so they never open a device.
+//
+// Not covered: a hard link inside the workspace to a file outside it (the
+// kernel cannot tell it from any other file; reads follow it, writes replace
+// it), mount points inside the workspace, and a directory renamed by another
+// process between the .git check and the write. Search and glob bound their
+// work (100,000 directory entries; search also 256 MiB read) and say so
+// when they stop early; neither enters directories nested deeper than 256
+// levels. edit_file's best-match search bounds its work too and then keeps
+// the best window found so far.
+//
 // # What this package does not do
 //
-// It does not run tools. Reading, writing, editing, listing, searching and
-// running commands arrive with `toolgate run`; until then the descriptions
-// state the behaviour those implementations must keep (seed-compatible
-// output strings and limits). It does not validate arguments either: the gate
-// compiles each schema once and validates calls before the policy sees them.
-// It knows nothing of the policy, the sandbox or the audit log; the boundary
-// sentences are text, not rules, and enforce nothing.
+// It does not validate arguments: the gate compiles each schema once and
+// validates calls before the policy sees them. It knows nothing of the
+// policy or the audit log; the boundary sentences are text, not rules, and
+// enforce nothing, and the file tools' own refusals are no substitute for
+// the policy's verdict.
 package tools

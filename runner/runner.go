@@ -1,0 +1,391 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/parser"
+	"github.com/toolgate/toolgate/sandbox"
+	"github.com/toolgate/toolgate/tools"
+)
+
+// Approve says what happens to a call the policy answers with ask.
+type Approve string
+
+const (
+	// ApprovePrompt asks the person at the terminal; with no terminal the
+	// call is denied.
+	ApprovePrompt Approve = "prompt"
+	// ApproveDeny denies every ask.
+	ApproveDeny Approve = "deny"
+	// ApproveAllow allows every ask (the reasons stay on the record).
+	ApproveAllow Approve = "allow"
+)
+
+// ParseApprove reads an --approve value.
+func ParseApprove(s string) (Approve, error) {
+	switch Approve(s) {
+	case ApprovePrompt, ApproveDeny, ApproveAllow:
+		return Approve(s), nil
+	}
+	return "", fmt.Errorf("unknown approval mode %q (want prompt, deny or allow)", s)
+}
+
+// Stable rule ids of the reasons the runner adds to a decision.
+const (
+	RuleApprovalDenied     = "approval.denied"      // --approve deny
+	RuleApprovalDeclined   = "approval.declined"    // the person answered no
+	RuleApprovalNoTerminal = "approval.no_terminal" // nobody to ask
+)
+
+// Options configure a Runner.
+type Options struct {
+	Gate    *gate.Gate
+	Sandbox *sandbox.Sandbox
+	Files   *tools.Workspace
+	Approve Approve
+	// Prompter asks about ask decisions under ApprovePrompt; nil means the
+	// terminal (/dev/tty), or nobody when there is none.
+	Prompter Prompter
+}
+
+// Runner decides calls and executes the allowed ones.
+type Runner struct {
+	o Options
+	// promptMu keeps prompts one at a time.
+	promptMu sync.Mutex
+}
+
+// New returns a runner. Gate, Sandbox and Files are required.
+func New(o Options) (*Runner, error) {
+	if o.Gate == nil || o.Sandbox == nil || o.Files == nil {
+		return nil, errors.New("runner: gate, sandbox and files are required")
+	}
+	if o.Approve == "" {
+		o.Approve = ApprovePrompt
+	}
+	if _, err := ParseApprove(string(o.Approve)); err != nil {
+		return nil, err
+	}
+	return &Runner{o: o}, nil
+}
+
+// Record is the result of one call: the decision and, when it ran, what the
+// tool did. Output is exactly the text the model should see.
+type Record struct {
+	ID       string        `json:"id"`
+	Tool     string        `json:"tool"`
+	Decision string        `json:"decision"`
+	Reasons  []gate.Reason `json:"reasons"`
+	Output   string        `json:"output"`
+	// ExitCode is the command's exit code for exec, 0 or 1 for the other
+	// tools, and null when nothing ran.
+	ExitCode   *int  `json:"exit_code"`
+	DurationMS int64 `json:"duration_ms"`
+	Truncated  bool  `json:"truncated"`
+	// Sandbox names how exec ran ("bwrap" or "none"); empty for other tools.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Approval says how an ask was settled: approved, edited, declined,
+	// denied (by --approve deny), auto (by --approve allow), no_terminal.
+	Approval string `json:"approval,omitempty"`
+	// Args are the arguments that ran when an edit changed them.
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Line decides and runs every call of one input line and returns their
+// records in input order. Consecutive concurrency-safe calls run in
+// parallel; every other call runs alone, in order. Each call is decided
+// just before its group runs, so it is judged against the files as the
+// calls before it left them.
+func (r *Runner) Line(ctx context.Context, line []byte, lineNo int) []Record {
+	ds := r.o.Gate.Calls(line, lineNo)
+	out := make([]Record, len(ds))
+	for i := 0; i < len(ds); {
+		j := i + 1
+		if safe(ds[i]) {
+			for j < len(ds) && safe(ds[j]) {
+				j++
+			}
+		}
+		r.group(ctx, ds[i:j], out[i:j])
+		i = j
+	}
+	return out
+}
+
+// safe says whether a decoded call may run beside others.
+func safe(d gate.Decoded) bool {
+	if d.Err != nil {
+		return true // a decode error runs nothing
+	}
+	t, ok := tools.Lookup(d.Call.Tool)
+	return ok && t.ConcurrencySafe && !t.Exclusive
+}
+
+// group decides the calls one after the other (prompts need a turn each),
+// then runs the allowed ones, in parallel when there are several.
+func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
+	type job struct {
+		i    int
+		call gate.Call
+		res  gate.Result
+	}
+	var jobs []job
+	for i, d := range ds {
+		if d.Err != nil {
+			out[i] = denied(d.Denied(), "")
+			continue
+		}
+		call, res, approval := r.decide(ctx, d.Call)
+		if res.Decision != "allow" {
+			out[i] = denied(res, approval)
+			continue
+		}
+		out[i] = Record{ID: call.ID, Tool: call.Tool, Decision: "allow", Reasons: nonNil(res.Reasons), Approval: approval}
+		if !bytes.Equal(call.Args, d.Call.Args) {
+			out[i].Args = call.Args
+		}
+		jobs = append(jobs, job{i, call, res})
+	}
+	if len(jobs) == 1 {
+		r.execute(ctx, jobs[0].call, jobs[0].res, &out[jobs[0].i])
+		return
+	}
+	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r.execute(ctx, j.call, j.res, &out[j.i])
+		}()
+	}
+	wg.Wait()
+}
+
+func nonNil(rs []gate.Reason) []gate.Reason {
+	if rs == nil {
+		return []gate.Reason{}
+	}
+	return rs
+}
+
+// denied is the record of a call that does not run.
+func denied(res gate.Result, approval string) Record {
+	var msgs []string
+	for _, r := range res.Reasons {
+		msgs = append(msgs, r.Message)
+	}
+	return Record{
+		ID: res.ID, Tool: res.Tool, Decision: "deny", Reasons: nonNil(res.Reasons),
+		Output: tools.Blocked(res.Tool, msgs), Approval: approval,
+	}
+}
+
+// decide asks the gate and settles an ask. It returns the call that may run
+// (its arguments edited, perhaps) and the final decision.
+func (r *Runner) decide(ctx context.Context, call gate.Call) (gate.Call, gate.Result, string) {
+	res := r.o.Gate.Decide(ctx, call)
+	if res.Decision != "ask" {
+		return call, res, ""
+	}
+	switch r.o.Approve {
+	case ApproveAllow:
+		res.Decision = "allow"
+		return call, res, "auto"
+	case ApproveDeny:
+		return call, refuse(res, RuleApprovalDenied, "the policy asks for approval and asks are denied (--approve deny); do it another way or ask the user to allow it"), "denied"
+	}
+	r.promptMu.Lock()
+	defer r.promptMu.Unlock()
+	p := r.o.Prompter
+	if p == nil {
+		p = terminal()
+	}
+	edited := false
+	for range 20 {
+		if p == nil {
+			return call, refuse(res, RuleApprovalNoTerminal, "the policy asks for approval and there is no terminal to ask on, so the call is denied; run toolgate with --approve allow to allow asks"), "no_terminal"
+		}
+		ans, err := p.Ask(call, res.Reasons)
+		if err != nil {
+			return call, refuse(res, RuleApprovalNoTerminal, "the policy asks for approval and the terminal could not be asked ("+err.Error()+"), so the call is denied"), "no_terminal"
+		}
+		switch ans {
+		case AnswerYes:
+			res.Decision = "allow"
+			if edited {
+				return call, res, "edited"
+			}
+			return call, res, "approved"
+		case AnswerEdit:
+			args, err := p.Edit(call.Args)
+			if err != nil {
+				p.Note("edit failed: " + err.Error())
+				continue
+			}
+			if err := recheck(call, args); err != nil {
+				p.Note("the edited arguments were refused: " + err.Error())
+				continue
+			}
+			call.Args = args
+			edited = true
+			res = r.o.Gate.Decide(ctx, call)
+			if res.Decision != "ask" {
+				p.Note("after the edit the policy says " + res.Decision)
+				return call, res, "edited"
+			}
+		default:
+			return call, refuse(res, RuleApprovalDeclined, "the user declined this call; do not retry it as it is, ask the user what to do instead"), "declined"
+		}
+	}
+	return call, refuse(res, RuleApprovalDeclined, "no answer after repeated edits; the call is denied"), "declined"
+}
+
+// recheck puts edited arguments through the same decoder as input lines
+// (NUL bytes, duplicate keys, size and depth limits), so an edit cannot
+// smuggle in what a line could not.
+func recheck(call gate.Call, args json.RawMessage) error {
+	line, err := json.Marshal(map[string]any{"id": call.ID, "name": call.Tool, "arguments": args})
+	if err != nil {
+		return err
+	}
+	ds := gate.DecodeLine(line, gate.DefaultLimits())
+	if len(ds) != 1 {
+		return errors.New("the edit did not give one call")
+	}
+	if ds[0].Err != nil {
+		return ds[0].Err
+	}
+	return nil
+}
+
+func refuse(res gate.Result, rule, msg string) gate.Result {
+	res.Decision = "deny"
+	res.Reasons = append(append([]gate.Reason{}, res.Reasons...), gate.Reason{Rule: rule, Message: msg})
+	return res
+}
+
+// execute runs one allowed call and fills its record. A panic in a tool is
+// an error record, never a crash of the stream.
+func (r *Runner) execute(ctx context.Context, call gate.Call, res gate.Result, rec *Record) {
+	start := time.Now()
+	defer func() {
+		if p := recover(); p != nil {
+			rec.Output = fmt.Sprintf("Error: internal error while running %s (%v)", call.Tool, p)
+			one := 1
+			rec.ExitCode = &one
+			if os.Getenv("TOOLGATE_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "toolgate: panic: %v\n%s", p, debug.Stack())
+			}
+		}
+		rec.DurationMS = time.Since(start).Milliseconds()
+	}()
+	var a struct {
+		Command    string `json:"command"`
+		WorkingDir string `json:"working_dir"`
+		Path       string `json:"path"`
+		Offset     int    `json:"offset"`
+		Limit      int    `json:"limit"`
+		Content    string `json:"content"`
+		OldText    string `json:"old_text"`
+		NewText    string `json:"new_text"`
+		Pattern    string `json:"pattern"`
+		Glob       string `json:"glob"`
+		MaxResults int    `json:"max_results"`
+	}
+	if err := json.Unmarshal(call.Args, &a); err != nil {
+		rec.Output = "Error: arguments could not be read: " + err.Error()
+		return
+	}
+	if call.Tool == "exec" {
+		r.exec(ctx, a.Command, res, rec)
+		return
+	}
+	var t tools.Result
+	fs := r.o.Files
+	switch call.Tool {
+	case "read_file":
+		t = fs.ReadFile(a.Path, a.Offset, a.Limit)
+	case "write_file":
+		t = fs.WriteFile(a.Path, a.Content)
+	case "edit_file":
+		t = fs.EditFile(a.Path, a.OldText, a.NewText)
+	case "list_dir":
+		t = fs.ListDir(a.Path)
+	case "search":
+		t = fs.Search(a.Pattern, a.Path, a.Glob, a.MaxResults)
+	case "glob":
+		t = fs.Glob(a.Pattern)
+	default:
+		rec.Output = "Error: no implementation for tool " + call.Tool
+		return
+	}
+	code := 0
+	if t.IsError {
+		code = 1
+	}
+	rec.Output, rec.ExitCode, rec.Truncated = t.Output, &code, t.Truncated
+}
+
+// exec runs a command in the sandbox, in the directory the gate judged.
+func (r *Runner) exec(ctx context.Context, command string, res gate.Result, rec *Record) {
+	sb := r.o.Sandbox
+	rec.Sandbox = string(sb.Mode())
+	dir := sb.Workspace()
+	if res.Input != nil && res.Input.Cwd != "" {
+		dir = res.Input.Cwd
+	}
+	network, _ := res.Sandbox["network"].(bool)
+	if onApproval, _ := res.Sandbox["network_on_approval"].(bool); onApproval {
+		// The ask was about network access; a person (or --approve allow)
+		// said yes to it.
+		switch rec.Approval {
+		case "approved", "edited", "auto":
+			network = true
+		}
+	}
+	out, err := sb.Run(ctx, sandbox.Request{Command: command, Dir: dir, Network: network})
+	if err != nil {
+		var u *sandbox.Unavailable
+		if errors.As(err, &u) {
+			rec.Output = "Error: Command not run: the sandbox is unavailable (" + u.Reason + "). Hint: " + u.Hint
+			return
+		}
+		rec.Output = "Error: Command not run: " + err.Error()
+		return
+	}
+	rec.Output, rec.Truncated = tools.FormatExec(out, sb.Timeout())
+	if out.Stdout.Gap > 0 || out.Stderr.Gap > 0 || out.OutputLimited {
+		rec.Truncated = true
+	}
+	code := out.ExitCode
+	rec.ExitCode = &code
+}
+
+// SandboxMasks returns the absolute secret paths of a policy's
+// data.toolgate.config (sensitive_paths), or the default list: the sandbox
+// hides them where they lie inside a directory it shows.
+func SandboxMasks(cfg map[string]any) []string {
+	list := parser.DefaultConfig().SensitivePaths
+	if v, ok := cfg["sensitive_paths"].([]any); ok {
+		list = nil
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				list = append(list, s)
+			}
+		}
+	}
+	return list
+}

@@ -1,0 +1,288 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/sandbox"
+	"github.com/toolgate/toolgate/tools"
+)
+
+const allowAll = `package toolgate
+
+decision := {"decision": "allow", "reasons": [], "sandbox": {"network": false}}
+`
+
+type fixture struct {
+	ws, home string
+	r        *Runner
+	sb       *sandbox.Sandbox
+}
+
+// setup builds a runner over a fresh workspace with the real gate, sandbox
+// and file tools. policy "" is the embedded default.
+func setup(t *testing.T, policy string, approve Approve, p Prompter, sbMod func(*sandbox.Config)) fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := fixture{ws: filepath.Join(root, "ws"), home: filepath.Join(root, "home")}
+	for _, d := range []string{f.ws, filepath.Join(f.home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(f.home, ".ssh", "id_rsa"), []byte("CANARY-KEY\n"), 0o600)
+	os.WriteFile(filepath.Join(f.ws, "a.txt"), []byte("alpha\n"), 0o644)
+	os.WriteFile(filepath.Join(f.ws, "b.txt"), []byte("beta\n"), 0o644)
+	var dirs []string
+	if policy != "" {
+		pd := filepath.Join(root, "policy")
+		os.MkdirAll(pd, 0o755)
+		os.WriteFile(filepath.Join(pd, "p.rego"), []byte(policy), 0o644)
+		dirs = []string{pd}
+	}
+	g, err := gate.New(context.Background(), gate.Options{Workspace: f.ws, Home: f.home, PolicyDirs: dirs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sandbox.Config{Workspace: f.ws, Home: f.home, Timeout: 20 * time.Second, Mask: SandboxMasks(g.Policy().Config())}
+	if sbMod != nil {
+		sbMod(&cfg)
+	}
+	f.sb, err = sandbox.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := tools.OpenWorkspace(g.Workspace())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { files.Close() })
+	f.r, err = New(Options{Gate: g, Sandbox: f.sb, Files: files, Approve: approve, Prompter: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func needBwrap(t *testing.T, f fixture) {
+	t.Helper()
+	if err := f.sb.Check(context.Background()); err != nil {
+		t.Skipf("bubblewrap cannot run here: %v", err)
+	}
+}
+
+func line(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func call(id, tool string, args map[string]any) map[string]any {
+	return map[string]any{"id": id, "name": tool, "arguments": args}
+}
+
+func TestExecRunsInTheSandbox(t *testing.T) {
+	f := setup(t, allowAll, ApproveDeny, nil, nil)
+	needBwrap(t, f)
+	recs := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "echo hi; echo oops >&2; exit 3"})), 1)
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	r := recs[0]
+	if r.Decision != "allow" || r.Output != "hi\n\nSTDERR:\noops\n\n\nExit code: 3" || r.ExitCode == nil || *r.ExitCode != 3 || r.Sandbox != "bwrap" {
+		t.Errorf("record %+v", r)
+	}
+	// Under a policy that allows everything the box still hides the home.
+	recs = f.r.Line(context.Background(), line(t, call("2", "exec", map[string]any{"command": "cat " + filepath.Join(f.home, ".ssh/id_rsa")})), 2)
+	if strings.Contains(recs[0].Output, "CANARY") {
+		t.Errorf("secret read through an allow-all policy: %q", recs[0].Output)
+	}
+}
+
+func TestWorkingDir(t *testing.T) {
+	f := setup(t, "", ApproveDeny, nil, nil)
+	needBwrap(t, f)
+	os.Mkdir(filepath.Join(f.ws, "sub"), 0o755)
+	recs := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "pwd", "working_dir": "sub"})), 1)
+	if recs[0].Output != filepath.Join(f.ws, "sub")+"\n" {
+		t.Errorf("record %+v", recs[0])
+	}
+}
+
+func TestDeniedCallDoesNotRun(t *testing.T) {
+	f := setup(t, "", ApproveDeny, nil, nil)
+	recs := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "rm -rf ~"})), 1)
+	r := recs[0]
+	if r.Decision != "deny" || r.ExitCode != nil || !strings.HasPrefix(r.Output, "Error: Command blocked by safety guard (") {
+		t.Fatalf("record %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "a.txt")); err != nil {
+		t.Fatal("a denied command ran")
+	}
+	recs = f.r.Line(context.Background(), []byte(`{"id":"x","name":"read_file","arguments":{"path":"../home/.ssh/id_rsa"}}`), 2)
+	if recs[0].Decision != "deny" || strings.Contains(recs[0].Output, "CANARY") || !strings.HasPrefix(recs[0].Output, "Error: read_file blocked by safety guard (") {
+		t.Errorf("record %+v", recs[0])
+	}
+	recs = f.r.Line(context.Background(), []byte(`{not json`), 3)
+	if recs[0].Decision != "deny" || recs[0].ID != "line-3" || recs[0].ExitCode != nil {
+		t.Errorf("bad line: %+v", recs[0])
+	}
+}
+
+func TestBatchKeepsInputOrder(t *testing.T) {
+	f := setup(t, allowAll, ApproveDeny, nil, nil)
+	needBwrap(t, f)
+	batch := []any{
+		call("r1", "read_file", map[string]any{"path": "a.txt"}),
+		call("r2", "read_file", map[string]any{"path": "b.txt"}),
+		call("w", "write_file", map[string]any{"path": "c.txt", "content": "gamma\n"}),
+		call("x", "exec", map[string]any{"command": "cat c.txt"}),
+		call("l", "list_dir", map[string]any{"path": "."}),
+		call("g", "glob", map[string]any{"pattern": "*.txt"}),
+	}
+	recs := f.r.Line(context.Background(), line(t, batch), 1)
+	want := []struct{ id, out string }{
+		{"r1", "alpha\n"}, {"r2", "beta\n"},
+		{"w", "Successfully wrote 6 bytes to " + filepath.Join(f.ws, "c.txt")},
+		{"x", "gamma\n"},
+		{"l", "📄 a.txt\n📄 b.txt\n📄 c.txt"},
+		{"g", "a.txt\nb.txt\nc.txt"},
+	}
+	if len(recs) != len(want) {
+		t.Fatalf("%d records", len(recs))
+	}
+	for i, w := range want {
+		if recs[i].ID != w.id || recs[i].Output != w.out || recs[i].ExitCode == nil || *recs[i].ExitCode != 0 {
+			t.Errorf("record %d: %+v, want id %s output %q", i, recs[i], w.id, w.out)
+		}
+	}
+}
+
+// scripted answers asks from a list: it stands in for the person.
+type scripted struct {
+	answers []Answer
+	edit    func(json.RawMessage) json.RawMessage
+	asked   int
+	notes   []string
+}
+
+func (s *scripted) Ask(gate.Call, []gate.Reason) (Answer, error) {
+	if s.asked >= len(s.answers) {
+		return 0, errors.New("no more answers")
+	}
+	s.asked++
+	return s.answers[s.asked-1], nil
+}
+func (s *scripted) Edit(a json.RawMessage) (json.RawMessage, error) { return s.edit(a), nil }
+func (s *scripted) Note(m string)                                   { s.notes = append(s.notes, m) }
+
+func TestAskApprovals(t *testing.T) {
+	askCall := line(t, call("1", "exec", map[string]any{"command": "git clean -fdx"}))
+	for _, c := range []struct {
+		approve  Approve
+		p        Prompter
+		decision string
+		approval string
+		rule     string
+	}{
+		{ApproveDeny, nil, "deny", "denied", RuleApprovalDenied},
+		{ApprovePrompt, &scripted{answers: []Answer{AnswerNo}}, "deny", "declined", RuleApprovalDeclined},
+		{ApprovePrompt, &scripted{}, "deny", "no_terminal", RuleApprovalNoTerminal},
+		{ApprovePrompt, &scripted{answers: []Answer{AnswerYes}}, "allow", "approved", ""},
+		{ApproveAllow, nil, "allow", "auto", ""},
+	} {
+		f := setup(t, "", c.approve, c.p, nil)
+		needBwrap(t, f)
+		r := f.r.Line(context.Background(), askCall, 1)[0]
+		if r.Decision != c.decision || r.Approval != c.approval {
+			t.Errorf("%s/%T: %+v", c.approve, c.p, r)
+		}
+		if c.rule != "" && (len(r.Reasons) < 2 || r.Reasons[len(r.Reasons)-1].Rule != c.rule || r.ExitCode != nil) {
+			t.Errorf("%s: reasons %+v", c.approve, r.Reasons)
+		}
+		if c.decision == "allow" && (r.ExitCode == nil || r.Reasons[0].Rule != "ask.git_destructive") {
+			t.Errorf("%s: approved call did not run or lost its reasons: %+v", c.approve, r)
+		}
+	}
+}
+
+func TestAskEditDecidesAgain(t *testing.T) {
+	p := &scripted{answers: []Answer{AnswerEdit}, edit: func(json.RawMessage) json.RawMessage {
+		return json.RawMessage(`{"command":"git clean -n"}`)
+	}}
+	f := setup(t, "", ApprovePrompt, p, nil)
+	needBwrap(t, f)
+	r := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "git clean -fdx"})), 1)[0]
+	if r.Decision != "allow" || r.Approval != "edited" || string(r.Args) != `{"command":"git clean -n"}` || r.ExitCode == nil {
+		t.Errorf("record %+v notes %v", r, p.notes)
+	}
+	// An edit into something denied is denied.
+	p = &scripted{answers: []Answer{AnswerEdit}, edit: func(json.RawMessage) json.RawMessage {
+		return json.RawMessage(`{"command":"rm -rf ~"}`)
+	}}
+	f = setup(t, "", ApprovePrompt, p, nil)
+	r = f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "git clean -fdx"})), 1)[0]
+	if r.Decision != "deny" || r.ExitCode != nil {
+		t.Errorf("edited into a deny: %+v", r)
+	}
+	// An edit with a NUL byte is refused like an input line would be.
+	p = &scripted{answers: []Answer{AnswerEdit, AnswerNo}, edit: func(json.RawMessage) json.RawMessage {
+		return json.RawMessage(`{"command":"ls\u0000"}`)
+	}}
+	f = setup(t, "", ApprovePrompt, p, nil)
+	r = f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "git clean -fdx"})), 1)[0]
+	if r.Decision != "deny" || len(p.notes) == 0 {
+		t.Errorf("NUL edit: %+v notes %v", r, p.notes)
+	}
+}
+
+func TestTerminalPromptWithRealEditor(t *testing.T) {
+	var out strings.Builder
+	term := &Terminal{In: strings.NewReader("maybe\ne\ny\n"), Out: &out, Editor: "sed -i s/-fdx/-n/"}
+	f := setup(t, "", ApprovePrompt, term, nil)
+	needBwrap(t, f)
+	r := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "git clean -fdx"})), 1)[0]
+	if r.Decision != "allow" || r.Approval != "edited" || !strings.Contains(string(r.Args), "git clean -n") {
+		t.Errorf("record %+v\nterminal:\n%s", r, out.String())
+	}
+	for _, want := range []string{"ask.git_destructive", "Please answer y, n or e.", "Allow it? [y]es, [n]o, [e]dit the arguments:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("terminal lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestUnavailableSandboxRefusesExecOnly(t *testing.T) {
+	f := setup(t, allowAll, ApproveDeny, nil, func(c *sandbox.Config) { c.Bwrap = "/nonexistent/bwrap" })
+	recs := f.r.Line(context.Background(), line(t, []any{
+		call("1", "exec", map[string]any{"command": "touch ran"}),
+		call("2", "read_file", map[string]any{"path": "a.txt"}),
+	}), 1)
+	if recs[0].ExitCode != nil || !strings.HasPrefix(recs[0].Output, "Error: Command not run: the sandbox is unavailable (") || !strings.Contains(recs[0].Output, "Hint: install bubblewrap") {
+		t.Errorf("exec: %+v", recs[0])
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "ran")); err == nil {
+		t.Error("exec ran without a sandbox")
+	}
+	if recs[1].Output != "alpha\n" {
+		t.Errorf("read_file: %+v", recs[1])
+	}
+}
+
+func TestSandboxNoneIsVisible(t *testing.T) {
+	f := setup(t, allowAll, ApproveDeny, nil, func(c *sandbox.Config) { c.Mode = sandbox.ModeNone })
+	r := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "echo host"})), 1)[0]
+	if r.Sandbox != "none" || r.Output != "host\n" {
+		t.Errorf("record %+v", r)
+	}
+}

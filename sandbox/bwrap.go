@@ -30,7 +30,8 @@ func depth(p string) int {
 }
 
 // fixedMounts are the steps that do not change between runs: system
-// directories, masks under them, /dev, /proc and the private /tmp.
+// directories, masks under them, /dev, /proc and the private /tmp. Every
+// mount costs start-up time, so there are no more than needed.
 func (s *Sandbox) fixedMounts() []string {
 	var ms []mount
 	for _, d := range systemDirs {
@@ -52,9 +53,14 @@ func (s *Sandbox) fixedMounts() []string {
 		mount{"/dev", []string{"--dev", "/dev"}},
 		mount{"/proc", []string{"--proc", "/proc"}},
 		mount{"/tmp", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/tmp"}},
-		mount{"/var/tmp", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/var/tmp"}},
-		mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}},
+		// /var/tmp is the same private /tmp; /dev/shm lives in bwrap's own
+		// /dev tmpfs. Neither costs a mount of its own.
+		mount{"/var/tmp", []string{"--symlink", "../tmp", "/var/tmp"}},
 	)
+	if !s.cg.hasMemory() {
+		// Without a memory cgroup nothing else bounds what /dev/shm holds.
+		ms = append(ms, mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}})
+	}
 	for _, p := range s.masks() {
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink != 0 {

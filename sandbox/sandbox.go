@@ -172,6 +172,57 @@ type Sandbox struct {
 
 	checkOnce sync.Once
 	checkErr  error
+
+	// spare is a cgroup made ahead of the next run, off its critical path.
+	spareMu sync.Mutex
+	spare   *boxCgroup
+}
+
+// takeCgroup returns a fresh cgroup for a box and starts making the next
+// one in the background.
+func (s *Sandbox) takeCgroup() (*boxCgroup, error) {
+	s.spareMu.Lock()
+	cg := s.spare
+	s.spare = nil
+	s.spareMu.Unlock()
+	var err error
+	if cg == nil {
+		if cg, err = s.cg.create(s.lim); err != nil {
+			return nil, err
+		}
+	}
+	return cg, nil
+}
+
+// prepareCgroup makes the cgroup of the next run in the background, after a
+// run, so its cost and its locks stay away from the next box's start.
+func (s *Sandbox) prepareCgroup() {
+	go func() {
+		next, err := s.cg.create(s.lim)
+		if err != nil {
+			return
+		}
+		s.spareMu.Lock()
+		if s.spare == nil {
+			s.spare, next = next, nil
+		}
+		s.spareMu.Unlock()
+		if next != nil {
+			_ = next.remove()
+		}
+	}()
+}
+
+// Close removes the cgroup kept for the next run.
+func (s *Sandbox) Close() error {
+	s.spareMu.Lock()
+	cg := s.spare
+	s.spare = nil
+	s.spareMu.Unlock()
+	if cg != nil {
+		return cg.remove()
+	}
+	return nil
 }
 
 // New prepares a sandbox. It fails only on a bad configuration; whether
@@ -448,10 +499,12 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	}
 	child = info.ChildPid
 	if s.cg != nil {
-		if cg, err = s.cg.create(s.lim); err != nil {
+		if cg, err = s.takeCgroup(); err != nil {
 			return abort(fmt.Errorf("cannot make the box's cgroup: %w", err))
 		}
-		if err = cg.join(cmd.Process.Pid, child); err != nil {
+		// The box's pid 1 starts every process of the box; bwrap's outer
+		// process only waits for it.
+		if err = cg.join(child); err != nil {
 			return abort(err)
 		}
 	}
@@ -494,8 +547,12 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	res.Duration = time.Since(start)
 	kill() // background children of a finished command die with the box
 	if cg != nil {
+		// Read even after exit 0: a pipeline hides its members' deaths.
 		res.PidsLimited, res.OOM = cg.events()
-		_ = cg.remove()
+		// Removing waits for the dying processes to leave; the result
+		// need not wait for that.
+		go func() { _ = cg.remove() }()
+		s.prepareCgroup()
 	}
 	mu.Lock()
 	res.TimedOut, res.OutputLimited = timedOut, outputLimited

@@ -29,8 +29,16 @@ func FormatExec(r sandbox.Result, timeout time.Duration) (out string, truncated 
 	if r.Stderr.Gap > 0 || strings.TrimFunc(r.Stderr.Head+r.Stderr.Tail, unicode.IsSpace) != "" {
 		parts = append(parts, append([]seg{{s: "STDERR:\n"}}, textSegs(r.Stderr)...))
 	}
+	// The sandbox's limits speak for themselves only through odd exit codes;
+	// a model is told which one it met.
 	if r.OutputLimited {
 		parts = append(parts, []seg{{s: "Error: Command stopped: its output passed the sandbox's limit"}})
+	}
+	if r.OOM {
+		parts = append(parts, []seg{{s: "Error: a process was killed: the sandbox's memory limit was reached"}})
+	}
+	if r.PidsLimited {
+		parts = append(parts, []seg{{s: "Error: the sandbox's process limit was reached; some processes could not start"}})
 	}
 	if r.ExitCode != 0 {
 		parts = append(parts, []seg{{s: "\nExit code: " + strconv.Itoa(r.ExitCode)}})

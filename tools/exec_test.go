@@ -24,6 +24,8 @@ func TestFormatExecSeedStrings(t *testing.T) {
 		{"blank stderr dropped", sandbox.Result{Stdout: text("x"), Stderr: text(" \n\t")}, "x"},
 		{"nothing", sandbox.Result{}, "(no output)"},
 		{"only an exit code", sandbox.Result{ExitCode: 3}, "\nExit code: 3"},
+		{"memory", sandbox.Result{ExitCode: 137, OOM: true}, "Error: a process was killed: the sandbox's memory limit was reached\n\nExit code: 137"},
+		{"output flood", sandbox.Result{Stdout: text("y\n"), OutputLimited: true, ExitCode: 137}, "y\n\nError: Command stopped: its output passed the sandbox's limit\n\nExit code: 137"},
 		{"timeout", sandbox.Result{Stdout: text("partial"), TimedOut: true, ExitCode: 137}, "Error: Command timed out after 60 seconds"},
 	}
 	for _, c := range cases {

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Benchmarks, each measured side by side with its baseline in one run, and
+# printed as ratios:
+#   - the sandbox: `true` through toolgate's box vs a bare bwrap with the
+#     same command line (target: at most 15% slower), and vs a minimal bwrap;
+#   - the gate: one decision, cached and uncached.
+# Usage: scripts/bench.sh [ROUNDS]   (default 200 sandbox runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-200}
+bash scripts/ensure-bwrap.sh
+out=$(go test ./sandbox -run '^$' -bench 'SandboxVsBare' -benchtime "${rounds}x" -count 1 2>&1) || { echo "$out" >&2; exit 1; }
+echo "$out" | grep -E '^(Benchmark|--- SKIP|\s+bench_test)' || true
+echo "$out" | awk '/^BenchmarkSandboxVsBare/ {
+	for (i = 1; i <= NF; i++) { if ($(i+1) == "toolgate-ms") t = $i; if ($(i+1) == "bare-ms") b = $i; if ($(i+1) == "minimal-ms") m = $i }
+	printf "sandbox: toolgate %.2f ms, bare bwrap (same profile) %.2f ms, minimal bwrap %.2f ms\n", t, b, m
+	printf "ratio toolgate/bare = %.3f (%+.1f%%; target <= +15%%)\n", t / b, 100 * (t / b - 1)
+	printf "ratio toolgate/minimal = %.3f\n", t / m
+}'
+go test ./gate -run '^$' -bench 'Decide$|DecideUncached' -benchtime 2000x -count 1 2>&1 | grep -E '^Benchmark' | awk '
+	{ for (i = 1; i <= NF; i++) if ($(i+1) == "p50-µs") p[$1] = $i; print }
+	END { for (k in p) if (k ~ /Uncached/) u = p[k]; else c = p[k]
+	      if (u && c) printf "gate: cached p50 %s µs, uncached p50 %s µs, ratio uncached/cached = %.2f\n", c, u, u / c }'

@@ -126,3 +126,71 @@ func TestToolsFormats(t *testing.T) {
 		t.Errorf("bad format: %d %q", code, errs)
 	}
 }
+
+func TestRunStream(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/bwrap"); err != nil {
+		if _, err := os.Stat("/bin/bwrap"); err != nil {
+			t.Skip("bubblewrap is not installed (scripts/ensure-bwrap.sh installs it)")
+		}
+	}
+	ws := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	in := strings.Join([]string{
+		`{"id":"a","name":"exec","arguments":{"command":"echo hello; exit 4"}}`,
+		`{"id":"b","name":"exec","arguments":{"command":"rm -rf ~"}}`,
+		`[{"id":"c","name":"write_file","arguments":{"path":"n.txt","content":"one\ntwo\n"}},{"id":"d","name":"read_file","arguments":{"path":"n.txt","offset":2}}]`,
+		`{"id":"e","name":"exec","arguments":{"command":"git push"}}`,
+		`not json`,
+	}, "\n")
+	out, errs, code := run(t, in, "run", "--workspace", ws, "--approve", "deny", "--timeout", "20")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	type rec struct {
+		ID, Tool, Decision, Output string
+		ExitCode                   *int `json:"exit_code"`
+		Sandbox                    string
+	}
+	var got []rec
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r rec
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line is not JSON: %q", line)
+		}
+		for _, k := range []string{`"reasons":`, `"exit_code":`, `"duration_ms":`, `"truncated":`} {
+			if !strings.Contains(line, k) {
+				t.Errorf("record lacks %s: %s", k, line)
+			}
+		}
+		got = append(got, r)
+	}
+	if len(got) != 6 {
+		t.Fatalf("%d records:\n%s", len(got), out)
+	}
+	code4 := func(r rec, want int) bool { return r.ExitCode != nil && *r.ExitCode == want }
+	if got[0].Output != "hello\n\n\nExit code: 4" || !code4(got[0], 4) || got[0].Sandbox != "bwrap" {
+		t.Errorf("a: %+v", got[0])
+	}
+	if got[1].Decision != "deny" || got[1].ExitCode != nil || !strings.HasPrefix(got[1].Output, "Error: Command blocked by safety guard (") {
+		t.Errorf("b: %+v", got[1])
+	}
+	if got[2].Output != "Successfully wrote 8 bytes to "+filepath.Join(ws, "n.txt") || got[3].Output != "2\ttwo" {
+		t.Errorf("c/d: %+v %+v", got[2], got[3])
+	}
+	if got[4].Decision != "deny" || !strings.Contains(got[4].Output, "--approve deny") {
+		t.Errorf("e: %+v", got[4])
+	}
+	if got[5].ID != "line-5" || got[5].Decision != "deny" {
+		t.Errorf("bad line: %+v", got[5])
+	}
+	// Flags are checked before anything runs.
+	for _, args := range [][]string{
+		{"run", "--workspace", ws, "--sandbox", "docker"},
+		{"run", "--workspace", ws, "--approve", "maybe"},
+		{"run", "--workspace", ws, "--timeout", "0"},
+	} {
+		if _, errs, code := run(t, "", args...); code != 1 || !strings.Contains(errs, "toolgate: ") {
+			t.Errorf("%v: exit %d, %q", args, code, errs)
+		}
+	}
+}

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v go >/dev/null || { echo "demo: Go is required (https://go.dev/dl/)" >&2; exit 1; }
+bash scripts/ensure-bwrap.sh
 mkdir -p bin
 go build -o bin/toolgate ./cmd/toolgate
 
@@ -22,6 +23,18 @@ HOME=$home bin/toolgate check --workspace "$ws" < examples/demo.jsonl |
 while IFS= read -r line; do
 	if command -v jq >/dev/null; then
 		printf '%s\n' "$line" | jq -r '"\(.decision | ascii_upcase | .[0:5])\t\(.id)\t\(if (.reasons|length) > 0 then (.reasons[0].rule + ": " + .reasons[0].message) else "" end)"' | cut -c1-160
+	else
+		printf '%s\n' "$line"
+	fi
+done
+
+echo
+echo "toolgate run --workspace $ws --approve deny --timeout 3  (exec inside bubblewrap)"
+echo
+HOME=$home bin/toolgate run --workspace "$ws" --approve deny --timeout 3 < examples/run.jsonl |
+while IFS= read -r line; do
+	if command -v jq >/dev/null; then
+		printf '%s\n' "$line" | jq -r '"\(.decision | ascii_upcase | .[0:5])\t\(.id)\texit=\(.exit_code // "-")\t\(.output | gsub("\n"; "⏎") | .[0:110])"'
 	else
 		printf '%s\n' "$line"
 	fi

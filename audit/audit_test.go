@@ -1,0 +1,277 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeLog appends n decision records to a new log at path.
+func writeLog(t testing.TB, path string, n int, key ed25519.PrivateKey, every int64) {
+	t.Helper()
+	l, err := Open(Options{Path: path, Key: key, CheckpointEvery: every, Program: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		_, err := l.Append(Record{Kind: KindDecision, ID: fmt.Sprintf("c%d", i), Tool: "exec",
+			Args: json.RawMessage(`{"command":"echo ` + fmt.Sprint(i) + `"}`), Decision: "allow", Policy: "sha256:test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lines(t testing.TB, path string) [][]byte {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := bytes.SplitAfter(b, []byte("\n"))
+	if len(ls[len(ls)-1]) == 0 {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+func put(t testing.TB, path string, ls [][]byte) {
+	if err := os.WriteFile(path, bytes.Join(ls, nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIntactLogVerifies(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.jsonl")
+	writeLog(t, p, 50, nil, 0)
+	res := Verify([]string{p}, VerifyOptions{})
+	if res.Problem != nil {
+		t.Fatalf("intact log: %v", res.Problem)
+	}
+	if res.Records != 51 || res.Decisions != 50 || res.LastSeq != 50 {
+		t.Errorf("counts: %+v", res)
+	}
+	// Reopening continues the chain.
+	writeLog(t, p, 5, nil, 0)
+	if res := Verify([]string{p}, VerifyOptions{}); res.Problem != nil || res.LastSeq != 55 {
+		t.Fatalf("after reopen: %+v %v", res, res.Problem)
+	}
+}
+
+func TestCanonicalNumbers(t *testing.T) {
+	for lit, want := range map[string]string{
+		"0": "0", "-0": "0", "1": "1", "1.0": "1", "1e21": "1e+21", "1e20": "100000000000000000000",
+		"0.000001": "0.000001", "0.0000001": "1e-7", "123.456": "123.456", "-1.5e-10": "-1.5e-10",
+		"9007199254740993": "9007199254740992",
+	} {
+		got, err := canonNumber(lit)
+		if err != nil || got != want {
+			t.Errorf("%s: got %s %v, want %s", lit, got, err, want)
+		}
+	}
+	b, _ := Canonical(map[string]any{"b": "<&>\u2028", "a": []any{json.Number("1"), nil, true}, "\u00e9": "x", "\U0001F600": "y"})
+	if string(b) != `{"a":[1,null,true],"b":"<&>`+"\u2028"+`","é":"x","😀":"y"}` {
+		t.Errorf("canonical: %s", b)
+	}
+}
+
+// tamper is one way to damage a log, and the problem verify must name.
+type tamper struct {
+	name string
+	kind string
+	do   func(t testing.TB, path string)
+}
+
+// tampers is the tampered-log corpus generator: each entry rewrites an
+// intact log (genesis + 20 decisions, signed checkpoints every 5) in one
+// way an attacker or an accident could.
+var tampers = []tamper{
+	{"flip a bit", ProblemEdited, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		i := bytes.Index(ls[7], []byte(`"decision":"allow"`))
+		ls[7][i+12] ^= 0x01 // "allow" -> "`llow" or similar
+		put(t, p, ls)
+	}},
+	{"edit a decision", ProblemEdited, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		ls[4] = bytes.Replace(ls[4], []byte(`"decision":"allow"`), []byte(`"decision":"deny"`), 1)
+		put(t, p, ls)
+	}},
+	{"edit and recompute the hash", ProblemEdited, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		ls[4] = rehash(t, bytes.Replace(ls[4], []byte(`"decision":"allow"`), []byte(`"decision":"deny"`), 1))
+		put(t, p, ls)
+	}},
+	{"reformat a line", ProblemEdited, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		ls[3] = bytes.Replace(ls[3], []byte(`,"decision":`), []byte(`, "decision":`), 1)
+		put(t, p, ls)
+	}},
+	{"delete a record", ProblemRemoved, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		put(t, p, append(ls[:3:3], ls[4:]...))
+	}},
+	{"swap two records", ProblemReordered, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		ls[3], ls[4] = ls[4], ls[3]
+		put(t, p, ls)
+	}},
+	{"duplicate a record", ProblemDuplicated, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		put(t, p, append(ls[:4:4], append([][]byte{ls[3]}, ls[4:]...)...))
+	}},
+	{"trailing garbage", ProblemForeign, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		put(t, p, append(ls, []byte("{\"hello\":\"world\"}\n")))
+	}},
+	{"torn tail", ProblemTorn, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		last := ls[len(ls)-1]
+		ls[len(ls)-1] = last[:len(last)/2]
+		put(t, p, ls)
+	}},
+	{"delete the genesis", ProblemGenesis, func(t testing.TB, p string) {
+		put(t, p, lines(t, p)[1:])
+	}},
+	{"truncate to nothing", ProblemGenesis, func(t testing.TB, p string) {
+		put(t, p, nil)
+	}},
+	{"whole rewrite with a recomputed chain", ProblemSignature, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		ls[4] = bytes.Replace(ls[4], []byte(`"decision":"allow"`), []byte(`"decision":"deny"`), 1)
+		rechain(t, ls)
+		put(t, p, ls)
+	}},
+	{"whole rewrite dropping the checkpoints", ProblemUnsigned, func(t testing.TB, p string) {
+		var keep [][]byte
+		for _, l := range lines(t, p) {
+			if !bytes.Contains(l, []byte(`"kind":"checkpoint"`)) {
+				keep = append(keep, l)
+			}
+		}
+		rechain(t, keep)
+		put(t, p, keep)
+	}},
+}
+
+// rehash recomputes one line's hash after an edit.
+func rehash(t testing.TB, line []byte) []byte {
+	m, _, err := parseLine(bytes.TrimSuffix(line, []byte("\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := hashOf(m)
+	m["hash"] = h
+	c, _ := Canonical(m)
+	return append(c, '\n')
+}
+
+// rechain renumbers and rehashes every line as a forger without the key
+// would: the chain is consistent, the signatures are not.
+func rechain(t testing.TB, ls [][]byte) {
+	prev := ""
+	for i, l := range ls {
+		m, _, err := parseLine(bytes.TrimSuffix(l, []byte("\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m["seq"] = json.Number(fmt.Sprint(i))
+		if i > 0 {
+			m["prev"] = prev
+		}
+		if m["kind"] == KindCheckpoint {
+			m["count"] = json.Number(fmt.Sprint(i - 1))
+			m["head"] = prev
+		}
+		h, _ := hashOf(m)
+		m["hash"] = h
+		prev = h
+		c, _ := Canonical(m)
+		ls[i] = append(c, '\n')
+	}
+}
+
+func TestTamperedLogs(t *testing.T) {
+	dir := t.TempDir()
+	pub, err := GenerateKey(filepath.Join(dir, "k"), filepath.Join(dir, "k.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, err := LoadPrivateKey(filepath.Join(dir, "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	intact := filepath.Join(dir, "intact.jsonl")
+	writeLog(t, intact, 20, priv, 5)
+	if res := Verify([]string{intact}, VerifyOptions{PublicKey: pub}); res.Problem != nil || res.Verified < 4 {
+		t.Fatalf("intact signed log: %+v %v", res, res.Problem)
+	}
+	orig, _ := os.ReadFile(intact)
+	for _, tc := range tampers {
+		p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
+		os.WriteFile(p, orig, 0o600)
+		tc.do(t, p)
+		res := Verify([]string{p}, VerifyOptions{PublicKey: pub})
+		if res.Problem == nil {
+			t.Errorf("%s: verify found nothing wrong", tc.name)
+			continue
+		}
+		if res.Problem.Kind != tc.kind {
+			t.Errorf("%s: got %v, want kind %q", tc.name, res.Problem, tc.kind)
+		}
+		if res.Repairable != (tc.kind == ProblemTorn) {
+			t.Errorf("%s: repairable = %v", tc.name, res.Repairable)
+		}
+	}
+}
+
+func TestRotationKeepsTheChain(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "audit.jsonl")
+	l, err := Open(Options{Path: p, MaxBytes: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if _, err := l.Append(Record{Kind: KindDecision, ID: fmt.Sprint(i), Tool: "exec", Decision: "deny"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	files, _ := filepath.Glob(p + ".*")
+	if len(files) < 2 {
+		t.Fatalf("no rotation: %v", files)
+	}
+	all := append(files, p) // rotated names sort by time
+	res := Verify(all, VerifyOptions{})
+	if res.Problem != nil || res.Decisions != 40 {
+		t.Fatalf("rotated chain: %+v %v", res, res.Problem)
+	}
+	// Leaving a rotated file out breaks the chain.
+	res = Verify(append(all[:1:1], all[2:]...), VerifyOptions{})
+	if res.Problem == nil || res.Problem.Kind != ProblemChain {
+		t.Errorf("a missing file went unnoticed: %v", res.Problem)
+	}
+}
+
+func TestRedactAndMask(t *testing.T) {
+	args := json.RawMessage(`{"path":"a","content":"hello","command":"curl -H 'Authorization: Bearer abcdefghijklmnop' https://u:hunter2@x.io AKIAABCDEFGHIJKLMNOP password=s3cret"}`)
+	got := string(MaskArgs("write_file", args, DefaultMask))
+	for _, bad := range []string{"abcdefghijklmnop", "hunter2", "AKIAABCDEFGHIJKLMNOP", "s3cret", "hello"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("%q left in %s", bad, got)
+		}
+	}
+	for _, want := range []string{`"masked":true`, `"bytes":5`, "Bearer [REDACTED]", "password=[REDACTED]", "://u:[REDACTED]@"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q missing from %s", want, got)
+		}
+	}
+}

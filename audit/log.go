@@ -1,0 +1,426 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Fsync says when appends reach the disk.
+type Fsync string
+
+const (
+	// FsyncAlways syncs every record before Append returns: a record a
+	// caller was told about survives a crash. The default.
+	FsyncAlways Fsync = "always"
+	// FsyncBatch syncs at most every batchInterval and on Close.
+	FsyncBatch Fsync = "batch"
+	// FsyncNever leaves it to the kernel.
+	FsyncNever Fsync = "never"
+)
+
+// ParseFsync reads an --fsync value.
+func ParseFsync(s string) (Fsync, error) {
+	switch Fsync(s) {
+	case FsyncAlways, FsyncBatch, FsyncNever:
+		return Fsync(s), nil
+	}
+	return "", fmt.Errorf("unknown fsync mode %q (want always, batch or never)", s)
+}
+
+const batchInterval = 200 * time.Millisecond
+
+// Options configure a Log.
+type Options struct {
+	Path  string
+	Fsync Fsync
+	// MaxBytes rotates the file once it is this large (0: never). The new
+	// file's genesis names the old one and continues its chain.
+	MaxBytes int64
+	// Key signs checkpoints; nil means no checkpoints.
+	Key ed25519.PrivateKey
+	// CheckpointEvery appends a signed checkpoint after every N records of
+	// the log (default 1000); Close appends one too.
+	CheckpointEvery int64
+	// Program names the writer ("toolgate check", …).
+	Program string
+}
+
+// ErrTorn is returned when the log ends in a partial line: a writer died in
+// the middle of a write. Nothing is appended after it until `toolgate audit
+// repair` cuts it off, so the damage stays visible.
+var ErrTorn = errors.New("the audit log ends in a torn (partial) line; run 'toolgate audit repair' on it")
+
+// Log appends records to an audit file shared with other processes.
+type Log struct {
+	o      Options
+	writer Writer
+
+	mu   sync.Mutex
+	f    *os.File
+	ino  uint64
+	size int64 // file size after our last write (-1: unknown)
+	seq  int64 // seq and hash of the last record (valid when size matches)
+	hash string
+
+	mine      int64 // records this process appended since its last checkpoint
+	dirty     bool  // written but not synced (batch mode)
+	lastSync  time.Time
+	lastCkSeq int64
+	closed    bool
+}
+
+// Open opens (creating it, and its directory, when missing) the log at
+// o.Path. A new file starts with a genesis record.
+func Open(o Options) (*Log, error) {
+	if o.Path == "" {
+		return nil, errors.New("audit: no log path")
+	}
+	if o.Fsync == "" {
+		o.Fsync = FsyncAlways
+	}
+	if _, err := ParseFsync(string(o.Fsync)); err != nil {
+		return nil, err
+	}
+	if o.CheckpointEvery <= 0 {
+		o.CheckpointEvery = 1000
+	}
+	if err := os.MkdirAll(filepath.Dir(o.Path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit log directory: %w", err)
+	}
+	l := &Log{o: o, writer: whoAmI(o.Program), size: -1}
+	if err := l.open(); err != nil {
+		return nil, err
+	}
+	// Make sure the file has its genesis now, so an unusable log is found
+	// at start-up rather than at the first call.
+	if err := l.locked(func() error { return nil }); err != nil {
+		l.f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func whoAmI(program string) Writer {
+	w := Writer{UID: os.Getuid(), PID: os.Getpid(), Program: program}
+	w.Host, _ = os.Hostname()
+	if u, err := user.Current(); err == nil {
+		w.User = u.Username
+	} else {
+		w.User = strconv.Itoa(w.UID)
+	}
+	return w
+}
+
+func (l *Log) open() error {
+	f, err := os.OpenFile(l.o.Path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return err
+	}
+	if l.f != nil {
+		l.f.Close()
+	}
+	l.f, l.ino, l.size = f, st.Ino, -1
+	return nil
+}
+
+// locked runs fn holding the file lock, with l.seq and l.hash describing
+// the file's last record (a genesis is written first into an empty file).
+// The file is reopened when another writer rotated it away.
+func (l *Log) locked(fn func() error) error {
+	for range 16 {
+		if err := unix.Flock(int(l.f.Fd()), unix.LOCK_EX); err != nil {
+			return fmt.Errorf("audit log lock: %w", err)
+		}
+		var st unix.Stat_t
+		err := unix.Stat(l.o.Path, &st)
+		if err == nil && st.Ino == l.ino {
+			err = l.sync()
+			if err == nil {
+				err = fn()
+			}
+			unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+			return err
+		}
+		unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+		// Rotated (or removed) under us: follow the name.
+		if err := l.open(); err != nil {
+			return err
+		}
+	}
+	return errors.New("audit log keeps being replaced; giving up")
+}
+
+// sync brings l.seq/l.hash up to date with the file (under the lock).
+func (l *Log) sync() error {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(l.f.Fd()), &st); err != nil {
+		return err
+	}
+	if st.Size == l.size {
+		return nil // nobody wrote since we did
+	}
+	if st.Size == 0 {
+		return l.genesis("", ZeroHash, 0)
+	}
+	last, err := lastLine(l.f, st.Size)
+	if err != nil {
+		return err
+	}
+	_, r, err := parseLine(last)
+	if err != nil || r == nil || r.Hash == "" {
+		return fmt.Errorf("the audit log's last line is not a record (%v); run 'toolgate audit verify' on it", err)
+	}
+	l.seq, l.hash, l.size = r.Seq, r.Hash, st.Size
+	return nil
+}
+
+// lastLine returns the last line of f (without its newline), reading
+// backwards from size. A file that does not end in a newline is torn.
+func lastLine(f *os.File, size int64) ([]byte, error) {
+	one := make([]byte, 1)
+	if _, err := f.ReadAt(one, size-1); err != nil {
+		return nil, err
+	}
+	if one[0] != '\n' {
+		return nil, ErrTorn
+	}
+	end := size - 1
+	var buf []byte
+	const chunk = 64 << 10
+	for pos := end; pos > 0; {
+		n := int64(chunk)
+		if pos < n {
+			n = pos
+		}
+		b := make([]byte, n)
+		if _, err := f.ReadAt(b, pos-n); err != nil && err != io.EOF {
+			return nil, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return append(b[i+1:], buf...), nil
+		}
+		buf = append(b, buf...)
+		pos -= n
+		if len(buf) > 64<<20 {
+			return nil, errors.New("the audit log's last line is longer than 64 MiB")
+		}
+	}
+	return buf[:end], nil
+}
+
+// genesis writes the first record of the file.
+func (l *Log) genesis(prevFile, prevHash string, seq int64) error {
+	r := &Record{Kind: KindGenesis, PrevFile: prevFile}
+	return l.write(r, seq, prevHash)
+}
+
+// write seals r as the record after (seq-1, prev) and appends it with one
+// write call; under the lock.
+func (l *Log) write(r *Record, seq int64, prev string) error {
+	r.V = Version
+	r.Seq = seq
+	r.Time = time.Now().UTC().Format(time.RFC3339Nano)
+	r.Prev = prev
+	if r.Writer == nil {
+		w := l.writer
+		r.Writer = &w
+	}
+	line, err := r.seal()
+	if err != nil {
+		return fmt.Errorf("audit record: %w", err)
+	}
+	n, err := l.f.Write(line)
+	if err != nil || n != len(line) {
+		l.size = -1
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+		return fmt.Errorf("audit log write: %w", err)
+	}
+	if err := l.flush(false); err != nil {
+		return err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(l.f.Fd()), &st); err == nil {
+		l.size = st.Size
+	} else {
+		l.size = -1
+	}
+	l.seq, l.hash = seq, r.Hash
+	return nil
+}
+
+func (l *Log) flush(force bool) error {
+	switch l.o.Fsync {
+	case FsyncAlways:
+		return l.fsync()
+	case FsyncBatch:
+		l.dirty = true
+		if force || time.Since(l.lastSync) >= batchInterval {
+			return l.fsync()
+		}
+	case FsyncNever:
+		if force {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (l *Log) fsync() error {
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("audit log fsync: %w", err)
+	}
+	l.dirty, l.lastSync = false, time.Now()
+	return nil
+}
+
+// Append writes r as the next record of the log and returns it sealed
+// (Seq, Time, Prev and Hash set). With FsyncAlways the record is on disk
+// when Append returns; an error means the record may not be, and the caller
+// must treat the call as not logged.
+func (l *Log) Append(r Record) (Record, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return r, errors.New("audit log is closed")
+	}
+	err := l.locked(func() error {
+		if err := l.write(&r, l.seq+1, l.hash); err != nil {
+			return err
+		}
+		l.mine++
+		if l.o.Key != nil && r.Seq%l.o.CheckpointEvery == 0 {
+			if err := l.checkpoint(); err != nil {
+				return err
+			}
+		}
+		if l.o.MaxBytes > 0 && l.size >= l.o.MaxBytes {
+			return l.rotate()
+		}
+		return nil
+	})
+	return r, err
+}
+
+// checkpoint appends a signed checkpoint over the last record; under the
+// lock.
+func (l *Log) checkpoint() error {
+	cp := &Record{Kind: KindCheckpoint, Count: l.seq, Head: l.hash, KeyID: KeyID(l.o.Key.Public().(ed25519.PublicKey))}
+	cp.Sig = sign(l.o.Key, cp.Count, cp.Head)
+	if err := l.write(cp, l.seq+1, l.hash); err != nil {
+		return err
+	}
+	l.mine, l.lastCkSeq = 0, l.seq
+	return nil
+}
+
+// rotate renames the full file aside and puts a new one in its place whose
+// genesis continues the chain; under the old file's lock. The new file is
+// complete before it appears under the name, so no writer can see it empty.
+func (l *Log) rotate() error {
+	old := l.o.Path + "." + time.Now().UTC().Format("20060102T150405.000000000Z")
+	tmp := l.o.Path + ".new-" + strconv.Itoa(os.Getpid())
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log rotation: %w", err)
+	}
+	prevSeq, prevHash := l.seq, l.hash
+	oldF := l.f
+	l.f = f
+	if err := l.genesis(filepath.Base(old), prevHash, prevSeq+1); err != nil {
+		l.f = oldF
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := l.fsync(); err != nil {
+		l.f = oldF
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(l.o.Path, old); err != nil {
+		l.f = oldF
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("audit log rotation: %w", err)
+	}
+	if err := os.Rename(tmp, l.o.Path); err != nil {
+		return fmt.Errorf("audit log rotation: %w (the log is at %s)", err, old)
+	}
+	syncDir(filepath.Dir(l.o.Path))
+	oldF.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err == nil {
+		l.ino = st.Ino
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// Close appends a final checkpoint (when signing and this process wrote
+// records since its last one), syncs and closes the file.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	var err error
+	if l.o.Key != nil && l.mine > 0 {
+		err = l.locked(l.checkpoint)
+	}
+	if l.dirty || l.o.Fsync == FsyncBatch {
+		if e := l.f.Sync(); e != nil && err == nil {
+			err = e
+		}
+	}
+	if e := l.f.Close(); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// Path is the file the log writes.
+func (l *Log) Path() string { return l.o.Path }
+
+// DefaultPath is where the log goes when no --audit is given:
+// $TOOLGATE_AUDIT, else $XDG_STATE_HOME/toolgate/audit.jsonl, else
+// ~/.local/state/toolgate/audit.jsonl.
+func DefaultPath() (string, error) {
+	if p := os.Getenv("TOOLGATE_AUDIT"); p != "" {
+		return p, nil
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "toolgate", "audit.jsonl"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return "", errors.New("no audit log path: set --audit, TOOLGATE_AUDIT or HOME")
+	}
+	return filepath.Join(home, ".local", "state", "toolgate", "audit.jsonl"), nil
+}

@@ -1,0 +1,121 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// DefaultMask lists the argument fields stored as their size and SHA-256
+// instead of their text: file contents are bulky, and often private.
+var DefaultMask = []string{"write_file.content", "edit_file.old_text", "edit_file.new_text"}
+
+// Masked is what replaces a masked field.
+type Masked struct {
+	Masked bool   `json:"masked"`
+	Bytes  int    `json:"bytes"`
+	SHA256 string `json:"sha256"`
+}
+
+// secretPatterns find credentials in argument text. Each match is replaced
+// by "[REDACTED]"; a group named keep is kept (the "password=" before a
+// value, say).
+var secretPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
+	regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
+	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`),
+	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{40,}\b`),
+	regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}\b`),
+	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`),
+	regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}\b`),
+	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`),
+	regexp.MustCompile(`(?i)(?P<keep>\bbearer\s+)[A-Za-z0-9._~+/=-]{12,}`),
+	regexp.MustCompile(`(?i)(?P<keep>\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)\s*[=:]\s*)(?:"[^"]*"|'[^']*'|[^\s&;'"]+)`),
+	regexp.MustCompile(`(?P<keep>://[^/\s:@]+:)[^/\s@]+(?P<keep2>@)`),
+}
+
+// Redact replaces credentials found in s.
+func Redact(s string) string {
+	for _, re := range secretPatterns {
+		if !re.MatchString(s) {
+			continue
+		}
+		keep, keep2 := re.SubexpIndex("keep"), re.SubexpIndex("keep2")
+		s = re.ReplaceAllStringFunc(s, func(m string) string {
+			sub := re.FindStringSubmatch(m)
+			out := ""
+			if keep > 0 {
+				out = sub[keep]
+			}
+			out += "[REDACTED]"
+			if keep2 > 0 {
+				out += sub[keep2]
+			}
+			return out
+		})
+	}
+	return s
+}
+
+// MaskArgs returns a call's arguments for the log: fields named in mask
+// ("tool.field") become Masked, and every other string is redacted.
+// Arguments that are not a JSON object are kept as a redacted string.
+func MaskArgs(tool string, args json.RawMessage, mask []string) json.RawMessage {
+	if len(args) == 0 {
+		return nil
+	}
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var obj map[string]any
+	if err := d.Decode(&obj); err != nil || obj == nil {
+		b, _ := json.Marshal(Redact(string(args)))
+		return b
+	}
+	for _, m := range mask {
+		t, field, ok := strings.Cut(m, ".")
+		if !ok || t != tool {
+			continue
+		}
+		if s, ok := obj[field].(string); ok {
+			sum := sha256.Sum256([]byte(s))
+			obj[field] = Masked{Masked: true, Bytes: len(s), SHA256: hex.EncodeToString(sum[:])}
+		}
+	}
+	for k, v := range obj {
+		obj[k] = redactValue(v, 0)
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func redactValue(v any, depth int) any {
+	if depth > 32 {
+		return "[too deep]"
+	}
+	switch x := v.(type) {
+	case string:
+		return Redact(x)
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i], depth+1)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = redactValue(x[k], depth+1)
+		}
+	}
+	return v
+}
+
+// OutputDigest is the size and SHA-256 of a tool's output, for an outcome
+// record.
+func OutputDigest(out string) (int64, string) {
+	sum := sha256.Sum256([]byte(out))
+	return int64(len(out)), "sha256:" + hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,170 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Version is the record format; it is part of every hash.
+const Version = 1
+
+// Record kinds.
+const (
+	KindGenesis    = "genesis"    // first record of a file
+	KindDecision   = "decision"   // a call and what the policy decided
+	KindOutcome    = "outcome"    // what an executed call did
+	KindCheckpoint = "checkpoint" // a signature over the chain so far
+	KindRepair     = "repair"     // a torn tail was cut off
+)
+
+// ZeroHash is the prev of the very first genesis record.
+const ZeroHash = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+
+// hashPrefix separates record hashes from every other use of SHA-256.
+const hashPrefix = "toolgate-audit-record-v1\n"
+
+// Record is one line of the log. Which fields are set depends on Kind.
+type Record struct {
+	V    int    `json:"v"`
+	Seq  int64  `json:"seq"`
+	Time string `json:"time"` // RFC 3339, UTC, nanoseconds
+	Kind string `json:"kind"`
+
+	// The call (decision and outcome records).
+	ID     string          `json:"id,omitempty"`
+	Tool   string          `json:"tool,omitempty"`
+	Source string          `json:"source,omitempty"` // the front end: check, run, …
+	Args   json.RawMessage `json:"args,omitempty"`   // masked and redacted
+	// Commands are the normalized argv of every command found in an exec
+	// call; Paths the resolved paths it touches.
+	Commands [][]string `json:"commands,omitempty"`
+	Paths    []string   `json:"paths,omitempty"`
+
+	Decision       string   `json:"decision,omitempty"`
+	Reasons        []Reason `json:"reasons,omitempty"`
+	Policy         string   `json:"policy,omitempty"` // policy digest
+	PolicyRevision string   `json:"policy_revision,omitempty"`
+	Sandbox        string   `json:"sandbox,omitempty"`
+	Approval       string   `json:"approval,omitempty"`
+
+	// Outcome.
+	ExitCode     *int   `json:"exit_code,omitempty"`
+	DurationMS   *int64 `json:"duration_ms,omitempty"`
+	OutputBytes  *int64 `json:"output_bytes,omitempty"`
+	OutputSHA256 string `json:"output_sha256,omitempty"`
+	Truncated    bool   `json:"truncated,omitempty"`
+	Ran          *bool  `json:"ran,omitempty"`
+
+	Writer *Writer `json:"writer,omitempty"`
+
+	// Genesis: the file this one continues (after a rotation).
+	PrevFile string `json:"prev_file,omitempty"`
+
+	// Checkpoint: Count records up to and including seq Count-… are
+	// covered; Head is the hash of the last one; Sig signs both.
+	Count int64  `json:"count,omitempty"`
+	Head  string `json:"head,omitempty"`
+	KeyID string `json:"key_id,omitempty"`
+	Sig   string `json:"sig,omitempty"`
+
+	// Repair: what was cut off.
+	RemovedBytes  int64  `json:"removed_bytes,omitempty"`
+	RemovedSHA256 string `json:"removed_sha256,omitempty"`
+
+	Prev string `json:"prev"`
+	Hash string `json:"hash,omitempty"`
+}
+
+// Reason is one rule that contributed to a decision.
+type Reason struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// Writer says who wrote a record.
+type Writer struct {
+	Host    string `json:"host"`
+	User    string `json:"user"`
+	UID     int    `json:"uid"`
+	PID     int    `json:"pid"`
+	Program string `json:"program"`
+}
+
+// seal sets r.Hash and returns the record's line: its canonical JSON and a
+// newline. The hash covers every field but itself.
+func (r *Record) seal() ([]byte, error) {
+	r.Hash = ""
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	v, err := decodeValue(raw)
+	if err != nil {
+		return nil, err
+	}
+	m := v.(map[string]any)
+	h, err := hashOf(m)
+	if err != nil {
+		return nil, err
+	}
+	r.Hash = h
+	m["hash"] = h
+	line, err := Canonical(m)
+	if err != nil {
+		return nil, err
+	}
+	return append(line, '\n'), nil
+}
+
+// hashOf hashes a decoded record without its "hash" member.
+func hashOf(m map[string]any) (string, error) {
+	h, had := m["hash"]
+	delete(m, "hash")
+	c, err := Canonical(m)
+	if had {
+		m["hash"] = h
+	}
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(append([]byte(hashPrefix), c...))
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// decodeValue decodes one JSON value with numbers kept as written and
+// nothing after it.
+func decodeValue(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
+}
+
+// parseLine reads one log line (without its newline). It returns the
+// decoded object, the typed record, and an error saying why the line is not
+// a record: not JSON, not an object, not canonical, or a wrong hash.
+func parseLine(line []byte) (map[string]any, *Record, error) {
+	v, err := decodeValue(line)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not JSON: %v", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, errors.New("not a JSON object")
+	}
+	var r Record
+	if err := json.Unmarshal(line, &r); err != nil {
+		return m, nil, fmt.Errorf("not a record: %v", err)
+	}
+	return m, &r, nil
+}

@@ -1,0 +1,322 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Problem kinds, as verify names them.
+const (
+	ProblemEdited     = "edited"          // a record's content no longer matches its hash, or its hash was recomputed
+	ProblemRemoved    = "removed"         // records are missing
+	ProblemReordered  = "reordered"       // records are out of order
+	ProblemDuplicated = "duplicated"      // a record appears twice
+	ProblemForeign    = "foreign line"    // a line that is not a record
+	ProblemTorn       = "torn tail"       // the last line is partial (a writer died mid-write)
+	ProblemGenesis    = "genesis missing" // the file does not start with its genesis record
+	ProblemSignature  = "bad signature"   // a checkpoint does not verify or does not match the chain
+	ProblemUnsigned   = "unsigned"        // a public key was given but no checkpoint proves the log
+	ProblemChain      = "broken chain"    // files do not continue one another
+)
+
+// Problem is the first thing wrong with a log.
+type Problem struct {
+	File   string
+	Line   int64 // 1-based line in File
+	Seq    int64 // the record's sequence number, -1 when unknown
+	Kind   string
+	Detail string
+}
+
+func (p *Problem) String() string {
+	seq := ""
+	if p.Seq >= 0 {
+		seq = fmt.Sprintf(" (seq %d)", p.Seq)
+	}
+	return fmt.Sprintf("%s:%d%s: %s: %s", p.File, p.Line, seq, p.Kind, p.Detail)
+}
+
+// Result is what Verify found.
+type Result struct {
+	Files       int
+	Records     int64 // every record, genesis and checkpoints included
+	Decisions   int64
+	Outcomes    int64
+	Checkpoints int64
+	// Verified counts checkpoints whose signature was checked with the
+	// given public key; without a key none are.
+	Verified int64
+	// UnsignedTail is the number of records after the last verified
+	// checkpoint (only with a public key).
+	UnsignedTail int64
+	LastSeq      int64
+	Head         string
+	Problem      *Problem
+	// Repairable: the only damage is a torn last line.
+	Repairable bool
+}
+
+// VerifyOptions tune Verify.
+type VerifyOptions struct {
+	// PublicKey checks the checkpoints' signatures; with it, a log without
+	// a valid checkpoint fails.
+	PublicKey ed25519.PublicKey
+	// Progress, when set, is called now and then with bytes read so far.
+	Progress func(read int64)
+}
+
+// lookahead bounds how far verify reads past a gap in the sequence to tell
+// removed records from reordered ones.
+const lookahead = 100000
+
+// recentHashes is how many record hashes verify keeps to tell a duplicate
+// from a reordered record.
+const recentHashes = 100000
+
+// Verify streams the files, in order, as one chain and reports the first
+// problem. Memory stays bounded whatever the size of the log.
+func Verify(paths []string, o VerifyOptions) Result {
+	v := &verifier{o: o, prevSeq: -1, recent: map[int64]string{}}
+	for i, p := range paths {
+		v.res.Files++
+		if stop := v.file(p, i); stop {
+			return v.res
+		}
+	}
+	if o.PublicKey != nil && v.res.Problem == nil {
+		if v.res.Verified == 0 {
+			v.res.Problem = &Problem{File: paths[len(paths)-1], Line: v.line, Seq: -1, Kind: ProblemUnsigned,
+				Detail: "no checkpoint signed by " + KeyID(o.PublicKey) + " proves this log"}
+		}
+	}
+	v.res.LastSeq, v.res.Head = v.prevSeq, v.prevHash
+	return v.res
+}
+
+type verifier struct {
+	o        VerifyOptions
+	res      Result
+	prevSeq  int64
+	prevHash string
+	prevFile string
+	recent   map[int64]string // seq → hash of recent records
+	line     int64
+	read     int64
+}
+
+// file verifies one file; it returns true when verification must stop.
+func (v *verifier) file(path string, index int) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		v.fail(path, 0, -1, ProblemForeign, err.Error())
+		return true
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	v.line = 0
+	for {
+		line, err := readLine(br)
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		v.line++
+		v.read += int64(len(line))
+		if v.o.Progress != nil && v.line%4096 == 0 {
+			v.o.Progress(v.read)
+		}
+		if err == io.EOF {
+			// The last line has no newline: a writer died in mid-write.
+			v.fail(path, v.line, -1, ProblemTorn, fmt.Sprintf("the last line is partial (%d bytes without a newline); 'toolgate audit repair' cuts it off", len(line)))
+			v.res.Repairable = true
+			return true
+		}
+		if err != nil {
+			v.fail(path, v.line, -1, ProblemForeign, err.Error())
+			return true
+		}
+		body := line[:len(line)-1]
+		if stop := v.record(path, index, body, br); stop {
+			return true
+		}
+	}
+	if v.line == 0 {
+		v.fail(path, 1, -1, ProblemGenesis, "the file is empty")
+		return true
+	}
+	v.prevFile = path
+	return false
+}
+
+// readLine reads one line with its newline; at the end of input it returns
+// what is left and io.EOF.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if err == bufio.ErrBufferFull {
+			if len(out) > 256<<20 {
+				return out, errors.New("a line longer than 256 MiB")
+			}
+			continue
+		}
+		return out, err
+	}
+}
+
+func (v *verifier) fail(file string, line, seq int64, kind, detail string) {
+	if v.res.Problem == nil {
+		v.res.Problem = &Problem{File: file, Line: line, Seq: seq, Kind: kind, Detail: detail}
+	}
+}
+
+// record checks one line; true stops the verification.
+func (v *verifier) record(path string, index int, body []byte, br *bufio.Reader) bool {
+	m, r, err := parseLine(body)
+	if err != nil || r == nil || r.Hash == "" || r.Kind == "" || r.V == 0 {
+		why := "not a record"
+		if err != nil {
+			why = err.Error()
+		}
+		v.fail(path, v.line, -1, ProblemForeign, why)
+		return true
+	}
+	canon, err := Canonical(m)
+	if err != nil || !bytes.Equal(canon, body) {
+		v.fail(path, v.line, r.Seq, ProblemEdited, "the line was rewritten (it is not the canonical form the writer wrote)")
+		return true
+	}
+	if r.V != Version {
+		v.fail(path, v.line, r.Seq, ProblemForeign, fmt.Sprintf("record version %d is not %d", r.V, Version))
+		return true
+	}
+	h, err := hashOf(m)
+	if err != nil || h != r.Hash {
+		v.fail(path, v.line, r.Seq, ProblemEdited, "the record's content does not match its hash")
+		return true
+	}
+	v.res.Records++
+	if v.line == 1 {
+		if r.Kind != KindGenesis {
+			v.fail(path, 1, r.Seq, ProblemGenesis, "the first record is a "+r.Kind+", not the genesis: the start of the file was removed")
+			return true
+		}
+		return v.genesis(path, index, r)
+	}
+	if r.Kind == KindGenesis {
+		v.fail(path, v.line, r.Seq, ProblemForeign, "a genesis record in the middle of a file")
+		return true
+	}
+	switch {
+	case r.Seq == v.prevSeq+1 && r.Prev == v.prevHash:
+	case r.Seq == v.prevSeq+1:
+		v.fail(path, v.line, r.Seq, ProblemEdited, fmt.Sprintf("its prev does not match record %d's hash: record %d was changed and its hash recomputed", v.prevSeq, v.prevSeq))
+		return true
+	case r.Seq <= v.prevSeq:
+		if old, ok := v.recent[r.Seq]; ok && old == r.Hash {
+			v.fail(path, v.line, r.Seq, ProblemDuplicated, fmt.Sprintf("record %d appears again after record %d", r.Seq, v.prevSeq))
+		} else {
+			v.fail(path, v.line, r.Seq, ProblemReordered, fmt.Sprintf("record %d comes after record %d", r.Seq, v.prevSeq))
+		}
+		return true
+	default:
+		want := v.prevSeq + 1
+		if v.seenLater(br, want) {
+			v.fail(path, v.line, r.Seq, ProblemReordered, fmt.Sprintf("record %d comes where record %d belongs; %d appears later", r.Seq, want, want))
+		} else {
+			v.fail(path, v.line, r.Seq, ProblemRemoved, fmt.Sprintf("records %d to %d are missing", want, r.Seq-1))
+		}
+		return true
+	}
+	switch r.Kind {
+	case KindDecision:
+		v.res.Decisions++
+	case KindOutcome:
+		v.res.Outcomes++
+	case KindCheckpoint:
+		if stop := v.checkpoint(path, r); stop {
+			return true
+		}
+	}
+	v.advance(r)
+	if v.o.PublicKey != nil && r.Kind != KindCheckpoint {
+		v.res.UnsignedTail++
+	}
+	return false
+}
+
+func (v *verifier) advance(r *Record) {
+	v.prevSeq, v.prevHash = r.Seq, r.Hash
+	v.recent[r.Seq] = r.Hash
+	if len(v.recent) > recentHashes {
+		delete(v.recent, r.Seq-recentHashes)
+	}
+}
+
+// seenLater reads ahead (the rest of the file, bounded) for a record with
+// sequence number seq.
+func (v *verifier) seenLater(br *bufio.Reader, seq int64) bool {
+	for range lookahead {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			var probe struct {
+				Seq *int64 `json:"seq"`
+			}
+			if json.Unmarshal(bytes.TrimSpace(line), &probe) == nil && probe.Seq != nil && *probe.Seq == seq {
+				return true
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return false
+}
+
+func (v *verifier) genesis(path string, index int, r *Record) bool {
+	switch {
+	case index == 0 && r.PrevFile == "":
+		if r.Prev != ZeroHash || r.Seq != 0 {
+			v.fail(path, 1, r.Seq, ProblemGenesis, "a first genesis must have seq 0 and the zero prev")
+			return true
+		}
+	case index == 0:
+		// Continues a file not given: the chain is checked from here.
+	default:
+		if r.PrevFile != filepath.Base(v.prevFile) || r.Prev != v.prevHash || r.Seq != v.prevSeq+1 {
+			v.fail(path, 1, r.Seq, ProblemChain, fmt.Sprintf("the genesis continues %q at seq %d, not %s (last seq %d)", r.PrevFile, r.Seq-1, filepath.Base(v.prevFile), v.prevSeq))
+			return true
+		}
+	}
+	v.advance(r)
+	return false
+}
+
+func (v *verifier) checkpoint(path string, r *Record) bool {
+	v.res.Checkpoints++
+	if r.Count != v.prevSeq || r.Head != v.prevHash {
+		v.fail(path, v.line, r.Seq, ProblemSignature, fmt.Sprintf("the checkpoint covers seq %d with head %s, but the chain has seq %d with head %s", r.Count, r.Head, v.prevSeq, v.prevHash))
+		return true
+	}
+	if v.o.PublicKey == nil {
+		return false
+	}
+	if r.KeyID != KeyID(v.o.PublicKey) {
+		v.fail(path, v.line, r.Seq, ProblemSignature, "signed by "+r.KeyID+", not by the given key "+KeyID(v.o.PublicKey))
+		return true
+	}
+	if !verifySig(v.o.PublicKey, r.Count, r.Head, r.Sig) {
+		v.fail(path, v.line, r.Seq, ProblemSignature, "the signature does not verify: the records it covers were rewritten")
+		return true
+	}
+	v.res.Verified++
+	v.res.UnsignedTail = 0
+	return false
+}

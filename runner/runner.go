@@ -56,6 +56,12 @@ type Options struct {
 	// Prompter asks about ask decisions under ApprovePrompt; nil means the
 	// terminal (/dev/tty), or nobody when there is none.
 	Prompter Prompter
+	// Audit records every decision (durably, before the call runs) and
+	// every outcome; nil records nothing.
+	Audit *Auditor
+	// Warn receives problems that do not change a record (an outcome that
+	// could not be logged); nil discards them.
+	Warn func(msg string)
 }
 
 // Runner decides calls and executes the allowed ones.
@@ -142,10 +148,19 @@ func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
 	var jobs []job
 	for i, d := range ds {
 		if d.Err != nil {
-			out[i] = denied(d.Denied(), "")
+			res := d.Denied()
+			r.logDecision(d.Call, &res, "", "")
+			out[i] = denied(res, "")
 			continue
 		}
 		call, res, approval := r.decide(ctx, d.Call)
+		mode := ""
+		if call.Tool == "exec" {
+			mode = string(r.o.Sandbox.Mode())
+		}
+		// The decision is on disk before anything runs; a call that
+		// cannot be logged does not run.
+		r.logDecision(call, &res, approval, mode)
 		if res.Decision != "allow" {
 			out[i] = denied(res, approval)
 			continue
@@ -158,6 +173,7 @@ func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
 	}
 	if len(jobs) == 1 {
 		r.execute(ctx, jobs[0].call, jobs[0].res, &out[jobs[0].i])
+		r.logOutcome(&out[jobs[0].i])
 		return
 	}
 	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
@@ -172,6 +188,23 @@ func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
 		}()
 	}
 	wg.Wait()
+	for _, j := range jobs {
+		r.logOutcome(&out[j.i])
+	}
+}
+
+// logDecision writes the decision record; when it cannot, the decision
+// becomes a deny saying why.
+func (r *Runner) logDecision(call gate.Call, res *gate.Result, approval, mode string) {
+	if err := r.o.Audit.Decision(call, *res, approval, mode); err != nil {
+		*res = refuse(*res, RuleAuditFailed, "the audit log could not be written ("+err.Error()+"), so the call is denied; fix the log (see 'toolgate audit verify') and retry")
+	}
+}
+
+func (r *Runner) logOutcome(rec *Record) {
+	if err := r.o.Audit.Outcome(rec); err != nil && r.o.Warn != nil {
+		r.o.Warn(fmt.Sprintf("the outcome of call %s could not be written to the audit log: %v", rec.ID, err))
+	}
 }
 
 func nonNil(rs []gate.Reason) []gate.Reason {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/audit"
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/sandbox"
 	"github.com/toolgate/toolgate/tools"
@@ -284,5 +285,46 @@ func TestSandboxNoneIsVisible(t *testing.T) {
 	r := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "echo host"})), 1)[0]
 	if r.Sandbox != "none" || r.Output != "host\n" {
 		t.Errorf("record %+v", r)
+	}
+}
+
+func TestAuditRecordsDecisionBeforeOutcome(t *testing.T) {
+	f := setup(t, allowAll, ApproveDeny, nil, nil)
+	needBwrap(t, f)
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := audit.Open(audit.Options{Path: logPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.r.o.Audit = &Auditor{Log: l, Source: "run", Policy: "sha256:x", Mask: audit.DefaultMask}
+	recs := f.r.Line(context.Background(), line(t, []any{
+		call("w", "write_file", map[string]any{"path": "s.txt", "content": "secret content"}),
+		call("x", "exec", map[string]any{"command": "echo ran"}),
+	}), 1)
+	if recs[1].Output != "ran\n" {
+		t.Fatalf("exec: %+v", recs[1])
+	}
+	l.Close()
+	if res := audit.Verify([]string{logPath}, audit.VerifyOptions{}); res.Problem != nil || res.Decisions != 2 || res.Outcomes != 2 {
+		t.Fatalf("log: %+v %v", res, res.Problem)
+	}
+	b, _ := os.ReadFile(logPath)
+	text := string(b)
+	if strings.Contains(text, "secret content") || !strings.Contains(text, `"masked":true`) {
+		t.Errorf("write_file content not masked:\n%s", text)
+	}
+	if strings.Index(text, `"id":"x","kind":"decision"`) > strings.Index(text, `"id":"x","kind":"outcome"`) {
+		t.Errorf("outcome before decision:\n%s", text)
+	}
+	// A log that cannot be written denies the call, and it does not run.
+	l2, _ := audit.Open(audit.Options{Path: filepath.Join(t.TempDir(), "b.jsonl")})
+	l2.Close()
+	f.r.o.Audit = &Auditor{Log: l2, Source: "run"}
+	r := f.r.Line(context.Background(), line(t, call("y", "exec", map[string]any{"command": "touch unlogged"})), 2)[0]
+	if r.Decision != "deny" || r.Reasons[len(r.Reasons)-1].Rule != RuleAuditFailed || r.ExitCode != nil {
+		t.Errorf("unloggable call: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "unlogged")); err == nil {
+		t.Error("an unlogged call ran")
 	}
 }

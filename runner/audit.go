@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"github.com/toolgate/toolgate/audit"
+	"github.com/toolgate/toolgate/gate"
+)
+
+// RuleAuditFailed is the reason a call is denied when its decision could not
+// be written to the audit log: an unlogged call does not run.
+const RuleAuditFailed = "audit.write_failed"
+
+// Auditor writes decision and outcome records for one front end.
+type Auditor struct {
+	Log    *audit.Log
+	Source string   // check, run, mcp, …
+	Policy string   // policy digest
+	Mask   []string // argument fields stored as size + SHA-256
+}
+
+// AuditMask returns data.toolgate.config.audit_mask, or audit.DefaultMask.
+func AuditMask(cfg map[string]any) []string {
+	v, ok := cfg["audit_mask"].([]any)
+	if !ok {
+		return audit.DefaultMask
+	}
+	out := []string{}
+	for _, x := range v {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Decision records a decision. On error the caller must deny the call.
+func (a *Auditor) Decision(call gate.Call, res gate.Result, approval, sandboxMode string) error {
+	if a == nil || a.Log == nil {
+		return nil
+	}
+	r := audit.Record{
+		Kind: audit.KindDecision, ID: res.ID, Tool: res.Tool, Source: a.Source,
+		Args:     audit.MaskArgs(call.Tool, call.Args, a.Mask),
+		Decision: res.Decision, Policy: a.Policy, Sandbox: sandboxMode, Approval: approval,
+	}
+	if r.Tool == "" {
+		r.Tool = call.Tool
+	}
+	for _, rs := range res.Reasons {
+		r.Reasons = append(r.Reasons, audit.Reason{Rule: rs.Rule, Message: audit.Redact(rs.Message)})
+	}
+	if in := res.Input; in != nil && in.Facts != nil {
+		for _, c := range in.Facts.Commands {
+			argv := make([]string, len(c.Argv))
+			for i, a := range c.Argv {
+				argv[i] = audit.Redact(a)
+			}
+			r.Commands = append(r.Commands, argv)
+		}
+		seen := map[string]bool{}
+		for _, p := range in.Facts.Paths {
+			q := p.Real
+			if q == "" {
+				q = p.Abs
+			}
+			if q != "" && !seen[q] {
+				seen[q] = true
+				r.Paths = append(r.Paths, q)
+			}
+		}
+	}
+	_, err := a.Log.Append(r)
+	return err
+}
+
+// Outcome records what an executed call did.
+func (a *Auditor) Outcome(rec *Record) error {
+	if a == nil || a.Log == nil {
+		return nil
+	}
+	n, sum := audit.OutputDigest(rec.Output)
+	dur := rec.DurationMS
+	ran := rec.ExitCode != nil
+	r := audit.Record{
+		Kind: audit.KindOutcome, ID: rec.ID, Tool: rec.Tool, Source: a.Source,
+		ExitCode: rec.ExitCode, DurationMS: &dur, OutputBytes: &n, OutputSHA256: sum,
+		Truncated: rec.Truncated, Ran: &ran, Sandbox: rec.Sandbox, Policy: a.Policy,
+	}
+	_, err := a.Log.Append(r)
+	return err
+}

@@ -64,7 +64,7 @@ func BenchmarkSandboxVsBare(b *testing.B) {
 func withoutFds(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
-		if args[i] == "--info-fd" || args[i] == "--block-fd" {
+		if args[i] == "--info-fd" || args[i] == "--block-fd" || args[i] == "--seccomp" {
 			i++
 			continue
 		}

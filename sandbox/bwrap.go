@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // systemDirs are shown read-only in the box when they exist; a symlink
@@ -52,6 +54,9 @@ func (s *Sandbox) fixedMounts() []string {
 	ms = append(ms,
 		mount{"/dev", []string{"--dev", "/dev"}},
 		mount{"/proc", []string{"--proc", "/proc"}},
+		// Kernel settings are read-only: a box whose uid is host root
+		// could otherwise write them (core_pattern runs a program as root).
+		mount{"/proc/sys", []string{"--ro-bind", "/proc/sys", "/proc/sys"}},
 		mount{"/tmp", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/tmp"}},
 		// /var/tmp is the same private /tmp; /dev/shm lives in bwrap's own
 		// /dev tmpfs. Neither costs a mount of its own.
@@ -60,6 +65,13 @@ func (s *Sandbox) fixedMounts() []string {
 	if !s.cg.hasMemory() {
 		// Without a memory cgroup nothing else bounds what /dev/shm holds.
 		ms = append(ms, mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}})
+	}
+	// Files in /proc that show host-wide or uid-wide secrets (keys of the
+	// uid, kernel memory, timers of every process) are masked.
+	for _, p := range []string{"/proc/keys", "/proc/key-users", "/proc/kcore", "/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats", "/proc/sysrq-trigger"} {
+		if _, err := os.Stat(p); err == nil {
+			ms = append(ms, mount{p, []string{"--ro-bind", "/dev/null", p}})
+		}
 	}
 	for _, p := range s.masks() {
 		fi, err := os.Lstat(p)
@@ -82,11 +94,72 @@ func (s *Sandbox) fixedMounts() []string {
 	return out
 }
 
+// rootOnlyTrees are walked for files only root may read when the box's
+// processes are host root: they see root's files as their own, so
+// everything an ordinary user could not read there is masked. /usr is left
+// out: it is large and holds no secrets by convention.
+var rootOnlyTrees = []string{"/etc", "/opt", "/usr/local"}
+
+// rootOnlyBudget bounds that walk (directory entries).
+const rootOnlyBudget = 50000
+
+// rootOnly lists entries of rootOnlyTrees that an ordinary user could not
+// read: files without o+r and directories without o+x, owned by root's uid
+// or group (the box's gid is host gid 0 too).
+func rootOnly() []string {
+	var out []string
+	budget := rootOnlyBudget
+	var walk func(dir string)
+	walk = func(dir string) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if budget--; budget <= 0 {
+				return
+			}
+			p := filepath.Join(dir, e.Name())
+			var st syscall.Stat_t
+			if syscall.Lstat(p, &st) != nil || st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+				continue
+			}
+			if st.Uid != 0 && st.Gid != 0 {
+				continue
+			}
+			isDir := st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+			switch {
+			case isDir && st.Mode&0o001 == 0:
+				out = append(out, p)
+			case isDir:
+				walk(p)
+			case st.Mode&0o004 == 0:
+				out = append(out, p)
+			}
+		}
+	}
+	for _, t := range rootOnlyTrees {
+		if fi, err := os.Lstat(t); err == nil && fi.IsDir() {
+			walk(t)
+		}
+	}
+	return out
+}
+
 // masks expands the configured secret paths that lie inside a visible
-// system directory; elsewhere they are hidden already.
+// system directory; elsewhere they are hidden already. For a box that is
+// host root, root-only files of the system directories are added.
 func (s *Sandbox) masks() []string {
 	seen := map[string]bool{}
 	var out []string
+	if s.hostRoot {
+		for _, p := range rootOnly() {
+			if !within(p, s.ws) {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
 	for _, m := range s.cfg.Mask {
 		if !strings.HasPrefix(m, "/") || strings.HasPrefix(m, "~") {
 			continue
@@ -131,6 +204,9 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	if !filepath.IsAbs(dir) {
 		return nil, errors.New("working directory must be absolute")
 	}
+	if !within(filepath.Clean(dir), s.ws) && !visible(dir) {
+		return nil, fmt.Errorf("working directory %s is outside the workspace", dir)
+	}
 	a := make([]string, 0, 96)
 	a = append(a, "--unshare-all", "--unshare-user")
 	if req.Network {
@@ -154,7 +230,7 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	// workspace is hidden over it.
 	var ms []mount
 	if s.home != "" && s.home != "/" && !visible(s.home) {
-		ms = append(ms, mount{s.home, []string{"--perms", "0700", "--tmpfs", s.home}})
+		ms = append(ms, mount{s.home, []string{"--perms", "0700", "--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", s.home}})
 	}
 	ms = append(ms, mount{s.ws, []string{"--bind", s.ws, s.ws}})
 	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
@@ -169,8 +245,11 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 		"--remount-ro", "/",
 		"--chdir", dir,
 		"--info-fd", "3", "--block-fd", "4",
-		"--", s.bash, "-c", req.Command,
 	)
+	if s.seccomp != nil {
+		a = append(a, "--seccomp", "5")
+	}
+	a = append(a, "--", s.bash, "-c", req.Command)
 	return a, nil
 }
 
@@ -223,7 +302,7 @@ func (s *Sandbox) gitGuards() []string {
 		}
 	}
 	for _, d := range dirs {
-		for _, name := range []string{"hooks", "config"} {
+		for _, name := range []string{"hooks", "config", "commondir", "config.worktree", "info"} {
 			p := filepath.Join(d, name)
 			target, err := filepath.EvalSymlinks(p)
 			if errors.Is(err, os.ErrNotExist) && name == "hooks" {

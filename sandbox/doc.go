@@ -27,12 +27,25 @@
 // *Unavailable error that carries a hint; nothing runs. ModeNone runs
 // commands on the host for trusted set-ups; results say so.
 //
-// Not covered: running as root, a box's processes are root-owned outside
-// (files under visible system directories readable by root are readable
-// unless masked), and RLIMIT_NPROC does not apply to root, so fork bombs are
-// bounded only by the pids cgroup; run toolgate as an ordinary user where
-// possible. A repository the command creates itself (git init) has writable
-// hooks; core.hooksPath pointing into the workspace is not guarded. Disk use
-// inside the workspace is bounded per file, not in total. ModeNone has no
-// isolation at all and its rlimits are set just after start.
+// Who the box is on the host: toolgate run by an ordinary user gives the box
+// that user's uid. Run as root, the box takes the workspace owner's uid when
+// that is not root (bwrap then runs as that user). Only a root-owned
+// workspace under a root toolgate gives a box whose processes are host uid
+// 0, without capabilities; for that case the box is hardened further: all
+// root-only files under /etc, /opt and /usr/local are masked, /proc/sys is
+// read-only, and a seccomp filter refuses keyrings, set-ID modes, io_uring,
+// openat2, bpf, perf_event_open and userfaultfd (the filter applies to every
+// box). Descriptors toolgate inherited are closed on exec. After a command,
+// git state it planted — a new repository with hooks or program-running
+// config keys, a commondir or config.worktree — is moved aside and the
+// result says so (git.go).
+//
+// Not covered: a box that is host root can still use the file system's
+// blocks reserved for root and sees root-readable files under /usr; the
+// pids cgroup (not RLIMIT_NPROC, which root ignores) bounds its processes.
+// Prefer running toolgate as an ordinary user. Nested repositories the
+// command creates below the workspace root are not inspected; git on the
+// host can recurse into them as submodules. Disk use inside the workspace
+// is bounded per file, not in total. ModeNone has no isolation at all and
+// its rlimits are set just after start.
 package sandbox

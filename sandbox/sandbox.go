@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -144,6 +145,9 @@ type Result struct {
 	PidsLimited, OOM bool
 	Duration         time.Duration
 	Mode             Mode
+	// Notes tell what toolgate did after the command: git state the
+	// command planted and that was moved aside.
+	Notes []string
 }
 
 // Unavailable is the error Run returns when the sandbox cannot run at all.
@@ -169,6 +173,15 @@ type Sandbox struct {
 	cgErr error
 	env   []string
 	fixed []string // mounts that do not change between runs
+	// cred runs bwrap as the workspace's owner when toolgate is root and
+	// the workspace is not root's: the box then has that user's host uid,
+	// not root's.
+	cred *syscall.Credential
+	// hostRoot: the box's processes are host uid 0 (toolgate runs as root
+	// on a root-owned workspace); root-only files are masked for it.
+	hostRoot bool
+	seccomp  []byte
+	pending  sync.WaitGroup // cgroup removals still running
 
 	checkOnce sync.Once
 	checkErr  error
@@ -197,7 +210,9 @@ func (s *Sandbox) takeCgroup() (*boxCgroup, error) {
 // prepareCgroup makes the cgroup of the next run in the background, after a
 // run, so its cost and its locks stay away from the next box's start.
 func (s *Sandbox) prepareCgroup() {
+	s.pending.Add(1)
 	go func() {
+		defer s.pending.Done()
 		next, err := s.cg.create(s.lim)
 		if err != nil {
 			return
@@ -213,8 +228,10 @@ func (s *Sandbox) prepareCgroup() {
 	}()
 }
 
-// Close removes the cgroup kept for the next run.
+// Close waits for cgroups being made or removed and removes the one kept
+// for the next run, so no empty cgroup outlives toolgate.
 func (s *Sandbox) Close() error {
+	s.pending.Wait()
 	s.spareMu.Lock()
 	cg := s.spare
 	s.spare = nil
@@ -260,17 +277,69 @@ func New(cfg Config) (*Sandbox, error) {
 		s.bash = "/bin/bash"
 	}
 	s.env = s.buildEnv()
+	// A descriptor toolgate inherited without close-on-exec would pass
+	// into every box, and an open directory is a way out of any mount
+	// namespace.
+	closeInheritedFDs()
 	if cfg.Mode == ModeBwrap {
 		s.uid, s.gid = os.Getuid(), os.Getgid()
 		if s.uid == 0 {
-			// Inside the box the user is never root, whoever runs toolgate.
-			s.uid, s.gid = 1000, 1000
+			var st syscall.Stat_t
+			if err := syscall.Stat(ws, &st); err == nil && st.Uid != 0 && reachable(ws, int(st.Uid), int(st.Gid)) {
+				s.cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
+				s.uid, s.gid = int(st.Uid), int(st.Gid)
+			} else {
+				// Inside the box the user is never root; outside it is
+				// root without capabilities, so the box is hardened for it.
+				s.uid, s.gid = 1000, 1000
+				s.hostRoot = true
+			}
 		}
+		s.seccomp = seccompProgram()
 		s.cg, s.cgErr = findCgroups()
 		s.fixed = s.fixedMounts()
 	}
 	return s, nil
 }
+
+// reachable says whether uid/gid can traverse every directory above dir, so
+// bwrap running as that user can bind it.
+func reachable(dir string, uid, gid int) bool {
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		var st syscall.Stat_t
+		if err := syscall.Stat(d, &st); err != nil {
+			return false
+		}
+		mode := st.Mode & 0o777
+		ok := mode&0o001 != 0 ||
+			(int(st.Uid) == uid && mode&0o100 != 0) ||
+			(int(st.Gid) == gid && mode&0o010 != 0)
+		if !ok {
+			return false
+		}
+		if d == "/" {
+			return true
+		}
+	}
+}
+
+// closeInheritedFDs marks every descriptor above stderr close-on-exec.
+func closeInheritedFDs() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err == nil && fd > 2 {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}
+
+// HostRoot says whether the box's processes are root on the host (without
+// capabilities): toolgate runs as root and the workspace belongs to root.
+func (s *Sandbox) HostRoot() bool { return s.hostRoot }
 
 func realDir(p string) (string, error) {
 	if p == "" {
@@ -437,16 +506,36 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		return res, err
 	}
 	defer blockW.Close()
+	extra := []*os.File{infoW, blockR} // fds 3 and 4
+	if s.seccomp != nil {
+		// fd 5: the filter, read by bwrap to its end.
+		scR, scW, err := os.Pipe()
+		if err != nil {
+			infoW.Close()
+			blockR.Close()
+			return res, err
+		}
+		_, werr := scW.Write(s.seccomp)
+		scW.Close()
+		defer scR.Close()
+		if werr != nil {
+			infoW.Close()
+			blockR.Close()
+			return res, werr
+		}
+		extra = append(extra, scR)
+	}
 
 	stdout := NewCapture(captureHead, captureTail)
 	stderr := NewCapture(captureHead, captureTail)
 	cmd := exec.Command(s.bwrap, args...)
 	cmd.Env = []string{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.ExtraFiles = []*os.File{infoW, blockR} // fds 3 and 4
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: s.cred}
 	cmd.WaitDelay = 2 * time.Second
 
+	gitBefore := s.snapshotGit()
 	start := time.Now()
 	err = cmd.Start()
 	infoW.Close()
@@ -551,7 +640,11 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		res.PidsLimited, res.OOM = cg.events()
 		// Removing waits for the dying processes to leave; the result
 		// need not wait for that.
-		go func() { _ = cg.remove() }()
+		s.pending.Add(1)
+		go func() {
+			defer s.pending.Done()
+			_ = cg.remove()
+		}()
 		s.prepareCgroup()
 	}
 	mu.Lock()
@@ -559,6 +652,7 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	mu.Unlock()
 	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
 	res.ExitCode = exitCode(cmd.ProcessState, werr)
+	res.Notes = s.checkGit(gitBefore)
 	if ctx.Err() != nil && !res.TimedOut {
 		return res, fmt.Errorf("command stopped: %w", ctx.Err())
 	}

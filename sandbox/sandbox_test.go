@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -440,4 +442,97 @@ func exec_true() error {
 	}
 	_, err = p.Wait()
 	return err
+}
+
+func TestHardeningAgainstAHostUID(t *testing.T) {
+	w := newWorld(t)
+	// A descriptor toolgate inherited without close-on-exec stays outside.
+	fd, err := syscall.Open("/", syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Dup2(fd, 57); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Close(fd)
+	defer syscall.Close(57)
+	var canary string
+	if os.Getuid() == 0 {
+		canary = fmt.Sprintf("/opt/toolgate-test-%d", os.Getpid())
+		if err := os.WriteFile(canary, []byte(w.canary), 0o600); err == nil {
+			defer os.Remove(canary)
+		} else {
+			canary = ""
+		}
+	}
+	s := box(t, w, nil)
+	before, _ := os.ReadFile("/proc/sys/kernel/core_pattern")
+	cmds := map[string]string{
+		"fd":       "ls /proc/self/fd | tr '\\n' ' '",
+		"sysctl":   "echo '|/bin/true' > /proc/sys/kernel/core_pattern && echo WROTE",
+		"setuid":   "cp /bin/true ./t && chmod u+s ./t && echo WROTE; chmod 4755 ./t && echo WROTE; install -m 4755 /bin/true ./t2 && echo WROTE",
+		"keyctl":   `perl -e '$r = syscall(` + keyctlNr() + `, 0, -3, 0); print "keyctl=$r\n"'`,
+		"proc":     "cat /proc/keys /proc/kcore 2>&1 | head -c 200",
+		"rootonly": "cat " + canary + " /etc/ssl/private/* 2>&1",
+	}
+	for name, c := range cmds {
+		res := run(t, s, c)
+		out := output(res)
+		switch {
+		case strings.Contains(out, "WROTE"):
+			t.Errorf("%s: the box did it: %s", name, out)
+		case strings.Contains(out, w.canary):
+			t.Errorf("%s: the canary leaked: %s", name, out)
+		case name == "fd" && strings.Contains(" "+res.Stdout.String(), " 57 "):
+			t.Errorf("inherited fd 57 is open in the box: %s", out)
+		case name == "keyctl" && !strings.Contains(out, "keyctl=-1"):
+			t.Errorf("keyctl was not refused: %s", out)
+		}
+	}
+	for _, f := range []string{"t", "t2"} {
+		if fi, err := os.Stat(filepath.Join(w.ws, f)); err == nil && fi.Mode()&(os.ModeSetuid|os.ModeSetgid) != 0 {
+			t.Errorf("%s is set-ID on the host: %v", f, fi.Mode())
+		}
+	}
+	if after, _ := os.ReadFile("/proc/sys/kernel/core_pattern"); !bytes.Equal(before, after) {
+		t.Fatalf("core_pattern changed to %q", after)
+	}
+	// A working directory outside the workspace is refused, not attempted.
+	if _, err := s.Run(context.Background(), Request{Command: "pwd", Dir: w.outside}); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("working dir outside: %v", err)
+	}
+}
+
+func keyctlNr() string {
+	switch runtime.GOARCH {
+	case "arm64":
+		return "219"
+	}
+	return "250"
+}
+
+func TestPlantedGitStateIsQuarantined(t *testing.T) {
+	w := newWorld(t)
+	os.RemoveAll(filepath.Join(w.ws, ".git"))
+	s := box(t, w, nil)
+	// A plain new repository is left alone.
+	res := run(t, s, "git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x && echo ok")
+	if !strings.Contains(res.Stdout.String(), "ok") || len(res.Notes) != 0 {
+		t.Fatalf("plain git init: %s %v", output(res), res.Notes)
+	}
+	os.RemoveAll(filepath.Join(w.ws, ".git"))
+	res = run(t, s, "git init -q . && git config core.fsmonitor 'touch /tmp/x' && printf '#!/bin/sh\\n' > .git/hooks/pre-commit")
+	if len(res.Notes) != 2 {
+		t.Fatalf("planted state not caught: %v", res.Notes)
+	}
+	if exists(filepath.Join(w.ws, ".git", "hooks")) || exists(filepath.Join(w.ws, ".git", "config")) {
+		t.Error("hooks or config still in place")
+	}
+	// commondir in an existing repository.
+	w2 := newWorld(t)
+	s2 := box(t, w2, nil)
+	res = run(t, s2, "mkdir evil && echo ../evil > .git/commondir")
+	if len(res.Notes) != 1 || exists(filepath.Join(w2.ws, ".git", "commondir")) {
+		t.Errorf("commondir: %v", res.Notes)
+	}
 }

@@ -43,6 +43,9 @@ func FormatExec(r sandbox.Result, timeout time.Duration) (out string, truncated 
 	if r.ExitCode != 0 {
 		parts = append(parts, []seg{{s: "\nExit code: " + strconv.Itoa(r.ExitCode)}})
 	}
+	for _, n := range r.Notes {
+		parts = append(parts, []seg{{s: n}})
+	}
 	if len(parts) == 0 {
 		return "(no output)", false
 	}

@@ -39,13 +39,47 @@ var errClosed = errors.New("workspace is closed")
 // protectedError refuses a write that would change what git runs: a hook or
 // a repository configuration (core.hooksPath, core.fsmonitor, aliases and
 // filters all run programs).
-type protectedError struct{ hooks bool }
+type protectedError struct {
+	hooks bool
+	// name is set for the other files that steer git: commondir and
+	// config.worktree (which point git at another configuration) and a
+	// ".git" file (which points git at another repository).
+	name string
+}
 
 func (e protectedError) Error() string {
-	if e.hooks {
+	switch {
+	case e.hooks:
 		return "it is inside a .git/hooks directory, and git runs the files there as programs"
+	case e.name == ".git":
+		return "it is a .git file, which points git at another repository and its configuration"
+	case e.name != "":
+		return "it is a .git/" + e.name + " file, which points git at another configuration that can make it run programs"
 	}
 	return "it is a .git/config file, which can make git run programs"
+}
+
+// gitSteering are the files of a git directory, besides hooks, that decide
+// which programs git runs.
+var gitSteering = []string{"config", "commondir", "config.worktree"}
+
+func steeringName(name string) (string, bool) {
+	for _, n := range gitSteering {
+		if strings.EqualFold(name, n) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+func protectedName(name string) protectedError {
+	if strings.EqualFold(name, "hooks") {
+		return protectedError{hooks: true}
+	}
+	if n, _ := steeringName(name); n != "config" {
+		return protectedError{name: n}
+	}
+	return protectedError{}
 }
 
 // forceFallback makes OpenWorkspace ignore openat2, so tests can exercise the
@@ -440,6 +474,9 @@ func statType(dir int, name string) uint8 {
 // case-insensitive file system reads ".GIT/HOOKS" too; refusing such a name
 // on a case-sensitive one costs nothing.
 func protectedRel(comps []string) error {
+	if n := len(comps); n > 0 && strings.EqualFold(comps[n-1], ".git") {
+		return protectedError{name: ".git"}
+	}
 	for i := 0; i+1 < len(comps); i++ {
 		if !strings.EqualFold(comps[i], ".git") {
 			continue
@@ -447,8 +484,8 @@ func protectedRel(comps []string) error {
 		if strings.EqualFold(comps[i+1], "hooks") {
 			return protectedError{hooks: true}
 		}
-		if strings.EqualFold(comps[i+1], "config") && i+2 == len(comps) {
-			return protectedError{}
+		if _, ok := steeringName(comps[i+1]); ok && i+2 == len(comps) {
+			return protectedName(comps[i+1])
 		}
 	}
 	return nil
@@ -477,7 +514,11 @@ func (w *Workspace) checkWritable(dir int, name string) error {
 		return err
 	}
 	defer func() { unix.Close(cur) }()
-	wantsConfig := strings.EqualFold(name, "config") || strings.EqualFold(name, "hooks")
+	if strings.EqualFold(name, ".git") {
+		return protectedError{name: ".git"}
+	}
+	_, steering := steeringName(name)
+	wantsConfig := steering || strings.EqualFold(name, "hooks")
 	for depth := 0; ; depth++ {
 		if depth > 4096 {
 			return unix.ELOOP
@@ -488,7 +529,7 @@ func (w *Workspace) checkWritable(dir int, name string) error {
 		}
 		id := idOf(&st)
 		if depth == 0 && wantsConfig && w.isGitDir(cur, id) {
-			return protectedError{hooks: strings.EqualFold(name, "hooks")}
+			return protectedName(name)
 		}
 		if id == w.rootID {
 			// Above the root is not ours to look at; only its own name counts

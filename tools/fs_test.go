@@ -448,6 +448,10 @@ func TestProtectedGitPaths(t *testing.T) {
 			{"real.git/hooks/pre-commit", hooks},
 			{"bare/hooks/post-update", hooks},
 			{"bare/config", config},
+			{".git/commondir", "it is a .git/commondir file, which points git at another configuration that can make it run programs"},
+			{"sub/.git/config.worktree", "it is a .git/config.worktree file, which points git at another configuration that can make it run programs"},
+			{"g/commondir", "it is a .git/commondir file, which points git at another configuration that can make it run programs"},
+			{"nested/.git", "it is a .git file, which points git at another repository and its configuration"},
 		} {
 			want := "Error: Refusing to write " + c.path + ": " + c.reason
 			if r := w.WriteFile(c.path, "#!/bin/sh\nevil\n"); r.Output != want || !r.IsError {

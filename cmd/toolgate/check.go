@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/runner"
 )
 
 type checkOptions struct {
 	common
+	audit auditFlags
 }
 
 func newCheckCmd() *cobra.Command {
@@ -29,10 +32,11 @@ line; the stream never stops early.`,
   $ toolgate check --workspace ./repo --policy builtin --policy ./team-rules < calls.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runCheck(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout())
+			return runCheck(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	o.register(cmd)
+	o.audit.register(cmd)
 	return cmd
 }
 
@@ -40,11 +44,20 @@ func (c *common) gate(ctx context.Context) (*gate.Gate, error) {
 	return gate.New(ctx, gate.Options{Workspace: c.workspace, PolicyDirs: c.policies, DataFiles: c.data})
 }
 
-func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out io.Writer) error {
+func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io.Writer) (err error) {
 	g, err := o.gate(ctx)
 	if err != nil {
 		return err
 	}
+	au, closeLog, err := o.audit.open("check", g, errOut)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeLog(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing the audit log: %w", cerr)
+		}
+	}()
 	w := bufio.NewWriterSize(out, 64<<10)
 	defer w.Flush()
 	enc := json.NewEncoder(w)
@@ -52,9 +65,20 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out io.Writer)
 	return eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong bool, more bool) error {
 		var results []gate.Result
 		if tooLong {
-			results = []gate.Result{{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}}
+			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
+			logged(au, gate.Call{ID: res.ID}, &res)
+			results = []gate.Result{res}
 		} else {
-			results = g.DecideLine(ctx, line, n)
+			for _, d := range g.Calls(line, n) {
+				var res gate.Result
+				if d.Err != nil {
+					res = d.Denied()
+				} else {
+					res = g.Decide(ctx, d.Call)
+				}
+				logged(au, d.Call, &res)
+				results = append(results, res)
+			}
 		}
 		for _, r := range results {
 			if r.Reasons == nil {
@@ -69,6 +93,15 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out io.Writer)
 		}
 		return nil
 	})
+}
+
+// logged records a decision; a decision that cannot be recorded is a deny.
+func logged(au *runner.Auditor, call gate.Call, res *gate.Result) {
+	if err := au.Decision(call, *res, "", ""); err != nil {
+		res.Decision = "deny"
+		res.Reasons = append(res.Reasons, gate.Reason{Rule: runner.RuleAuditFailed,
+			Message: "the audit log could not be written (" + err.Error() + "), so the call is denied; fix the log (see 'toolgate audit verify') and retry"})
+	}
 }
 
 func lineID(n int) string { return "line-" + itoa(n) }

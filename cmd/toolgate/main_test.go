@@ -194,3 +194,81 @@ func TestRunStream(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditCommands(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	ws := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	key := filepath.Join(dir, "k")
+	if out, errs, code := run(t, "", "audit", "keygen", "-o", key); code != 0 || !strings.Contains(out, "key id:      ed25519:") {
+		t.Fatalf("keygen: %d %s %s", code, out, errs)
+	}
+	in := strings.Join([]string{
+		`{"id":"a","name":"exec","arguments":{"command":"ls -la"}}`,
+		`{"id":"b","name":"exec","arguments":{"command":"rm -rf / # token=hunter2hunter2"}}`,
+		`{"id":"c","name":"write_file","arguments":{"path":"x.txt","content":"private text"}}`,
+		`garbage`,
+	}, "\n")
+	if _, errs, code := run(t, in, "check", "--workspace", ws, "--audit", log, "--audit-key", key); code != 0 {
+		t.Fatalf("check: %d %s", code, errs)
+	}
+	b, _ := os.ReadFile(log)
+	if strings.Contains(string(b), "private text") || strings.Contains(string(b), "hunter2hunter2") {
+		t.Errorf("log holds masked or secret text:\n%s", b)
+	}
+	out, _, code := run(t, "", "audit", "verify", "--public-key", key+".pub", log)
+	if code != 0 || !strings.HasPrefix(out, "intact: ") || !strings.Contains(out, "4 decisions") || !strings.Contains(out, "1 verified") {
+		t.Fatalf("verify: %d %s", code, out)
+	}
+	out, _, _ = run(t, "", "audit", "show", "--decision", "deny", log)
+	if !strings.Contains(out, "destroy.root") || !strings.Contains(out, "decisions shown") || strings.Contains(out, "ls -la") {
+		t.Errorf("show --decision deny:\n%s", out)
+	}
+	html := filepath.Join(dir, "r.html")
+	if _, errs, code := run(t, "", "audit", "report", "--format", "html", "-o", html, log); code != 0 {
+		t.Fatalf("report: %s", errs)
+	}
+	if b, _ := os.ReadFile(html); !strings.Contains(string(b), "<svg") {
+		t.Error("html report has no chart")
+	}
+	out, _, code = run(t, "", "audit", "export", "--format", "ocsf", log)
+	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(out, `"class_uid":1007`) {
+		t.Errorf("export: %d\n%s", code, out)
+	}
+	// A tampered copy fails and names the record; a torn tail is repairable.
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(strings.Replace(string(mustRead(t, log)), `"decision":"deny"`, `"decision":"allow"`, 1)), 0o600)
+	out, _, code = run(t, "", "audit", "verify", bad)
+	if code != 2 || !strings.Contains(out, "DAMAGED") || !strings.Contains(out, "edited") {
+		t.Errorf("tampered: %d %s", code, out)
+	}
+	torn := filepath.Join(dir, "torn.jsonl")
+	os.WriteFile(torn, append(mustRead(t, log), []byte(`{"v":1,"se`)...), 0o600)
+	out, _, code = run(t, "", "audit", "verify", torn)
+	if code != 2 || !strings.Contains(out, "torn tail") || !strings.Contains(out, "audit repair") {
+		t.Errorf("torn: %d %s", code, out)
+	}
+	if out, errs, code := run(t, "", "audit", "repair", torn); code != 0 || !strings.Contains(out, "repaired") {
+		t.Fatalf("repair: %d %s %s", code, out, errs)
+	}
+	if out, _, code := run(t, "", "audit", "verify", torn); code != 0 {
+		t.Errorf("after repair: %s", out)
+	}
+	if _, errs, code := run(t, "", "audit", "repair", bad); code != 1 || !strings.Contains(errs, "refusing") {
+		t.Errorf("repair of a tampered log: %d %s", code, errs)
+	}
+	// A log that cannot be opened stops check before it decides anything.
+	if _, errs, code := run(t, in, "check", "--workspace", ws, "--audit", "/proc/nope/audit.jsonl"); code != 1 || !strings.Contains(errs, "audit") {
+		t.Errorf("unwritable log: %d %s", code, errs)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -19,6 +19,7 @@ import (
 
 type runOptions struct {
 	common
+	audit      auditFlags
 	timeout    int
 	sandbox    string
 	approve    string
@@ -55,6 +56,7 @@ machines only, and every exec record says "sandbox":"none".`,
 		},
 	}
 	o.register(cmd)
+	o.audit.register(cmd)
 	f := cmd.Flags()
 	f.IntVar(&o.timeout, "timeout", int(tools.ExecTimeout/time.Second), "seconds an exec command may run before its sandbox is killed")
 	f.StringVar(&o.sandbox, "sandbox", string(sandbox.ModeBwrap), "how exec runs: bwrap, or none (unsandboxed, trusted machines only)")
@@ -64,7 +66,7 @@ machines only, and every exec record says "sandbox":"none".`,
 	return cmd
 }
 
-func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Writer) error {
+func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Writer) (err error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -104,12 +106,23 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
 		}
 	}
+	defer sb.Close()
 	files, err := tools.OpenWorkspace(g.Workspace())
 	if err != nil {
 		return err
 	}
 	defer files.Close()
-	r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: approve})
+	au, closeLog, err := o.audit.open("run", g, errOut)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := closeLog(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing the audit log: %w", cerr)
+		}
+	}()
+	warn := func(msg string) { fmt.Fprintln(errOut, "toolgate: warning: "+msg) }
+	r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: approve, Audit: au, Warn: warn})
 	if err != nil {
 		return err
 	}
@@ -120,9 +133,13 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	return eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong bool, _ bool) error {
 		var recs []runner.Record
 		if tooLong {
-			recs = []runner.Record{{ID: lineID(n), Decision: "deny",
-				Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}},
-				Output:  tools.Blocked("", []string{"line exceeds the size limit; send smaller calls"})}}
+			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
+			logged(au, gate.Call{ID: res.ID}, &res)
+			var msgs []string
+			for _, rs := range res.Reasons {
+				msgs = append(msgs, rs.Message)
+			}
+			recs = []runner.Record{{ID: res.ID, Decision: "deny", Reasons: res.Reasons, Output: tools.Blocked("", msgs)}}
 		} else {
 			recs = r.Line(ctx, line, n)
 		}

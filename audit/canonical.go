@@ -206,3 +206,49 @@ func es6Number(f float64) (string, error) {
 	}
 	return s, nil
 }
+
+// canonicalWithout encodes the object m canonically and also returns the
+// encoding without its top-level member key: one pass gives both the line a
+// writer wrote (with "hash") and the bytes the hash covers (without it).
+func canonicalWithout(m map[string]any, key string) (full, without []byte, err error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return utf16Less(keys[i], keys[j]) })
+	var b bytes.Buffer
+	b.WriteByte('{')
+	start, end := -1, -1
+	for i, k := range keys {
+		if k == key {
+			start = b.Len()
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := canonString(&b, k); err != nil {
+			return nil, nil, err
+		}
+		b.WriteByte(':')
+		if err := canon(&b, m[k], 1); err != nil {
+			return nil, nil, err
+		}
+		if k == key {
+			end = b.Len()
+		}
+	}
+	b.WriteByte('}')
+	full = b.Bytes()
+	if start < 0 {
+		return full, full, nil
+	}
+	without = make([]byte, 0, len(full))
+	if start == 1 && end < len(full)-1 {
+		// The first member: drop it and the comma after it.
+		without = append(append(without, full[:start]...), full[end+1:]...)
+	} else {
+		// Its leading comma is inside [start, end).
+		without = append(append(without, full[:start]...), full[end:]...)
+	}
+	return full, without, nil
+}

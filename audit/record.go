@@ -131,8 +131,79 @@ func hashOf(m map[string]any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(append([]byte(hashPrefix), c...))
-	return "sha256:" + hex.EncodeToString(sum[:]), nil
+	return sumOf(c), nil
+}
+
+// sumOf is the record hash of canonical bytes.
+func sumOf(canonical []byte) string {
+	h := sha256.New()
+	h.Write([]byte(hashPrefix))
+	h.Write(canonical)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// chainFields decodes a line into its generic object and the fields the
+// chain needs, without a second pass through encoding/json.
+func chainFields(line []byte) (map[string]any, *Record, error) {
+	v, err := decodeValue(line)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not JSON: %v", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, errors.New("not a JSON object")
+	}
+	r := &Record{}
+	str := func(k string) (string, bool) {
+		x, present := m[k]
+		if !present {
+			return "", true
+		}
+		s, ok := x.(string)
+		return s, ok
+	}
+	num := func(k string) (int64, bool) {
+		x, present := m[k]
+		if !present {
+			return 0, true
+		}
+		n, ok := x.(json.Number)
+		if !ok {
+			return 0, false
+		}
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	var okAll = true
+	check := func(ok bool) { okAll = okAll && ok }
+	var v64 int64
+	v64, ok = num("v")
+	check(ok)
+	r.V = int(v64)
+	r.Seq, ok = num("seq")
+	check(ok)
+	r.Count, ok = num("count")
+	check(ok)
+	r.Kind, ok = str("kind")
+	check(ok)
+	r.ID, ok = str("id")
+	check(ok)
+	r.Prev, ok = str("prev")
+	check(ok)
+	r.Hash, ok = str("hash")
+	check(ok)
+	r.Head, ok = str("head")
+	check(ok)
+	r.KeyID, ok = str("key_id")
+	check(ok)
+	r.Sig, ok = str("sig")
+	check(ok)
+	r.PrevFile, ok = str("prev_file")
+	check(ok)
+	if !okAll || r.Hash == "" || r.Kind == "" || r.V == 0 {
+		return m, nil, errors.New("not a record (a field is missing or of the wrong type)")
+	}
+	return m, r, nil
 }
 
 // decodeValue decodes one JSON value with numbers kept as written and

@@ -179,17 +179,13 @@ func (v *verifier) fail(file string, line, seq int64, kind, detail string) {
 
 // record checks one line; true stops the verification.
 func (v *verifier) record(path string, index int, body []byte, br *bufio.Reader) bool {
-	m, r, err := parseLine(body)
-	if err != nil || r == nil || r.Hash == "" || r.Kind == "" || r.V == 0 {
-		why := "not a record"
-		if err != nil {
-			why = err.Error()
-		}
-		v.fail(path, v.line, -1, ProblemForeign, why)
+	m, r, err := chainFields(body)
+	if err != nil {
+		v.fail(path, v.line, -1, ProblemForeign, err.Error())
 		return true
 	}
-	canon, err := Canonical(m)
-	if err != nil || !bytes.Equal(canon, body) {
+	full, covered, err := canonicalWithout(m, "hash")
+	if err != nil || !bytes.Equal(full, body) {
 		v.fail(path, v.line, r.Seq, ProblemEdited, "the line was rewritten (it is not the canonical form the writer wrote)")
 		return true
 	}
@@ -197,8 +193,7 @@ func (v *verifier) record(path string, index int, body []byte, br *bufio.Reader)
 		v.fail(path, v.line, r.Seq, ProblemForeign, fmt.Sprintf("record version %d is not %d", r.V, Version))
 		return true
 	}
-	h, err := hashOf(m)
-	if err != nil || h != r.Hash {
+	if sumOf(covered) != r.Hash {
 		v.fail(path, v.line, r.Seq, ProblemEdited, "the record's content does not match its hash")
 		return true
 	}

@@ -3,7 +3,8 @@
 # printed as ratios:
 #   - the sandbox: `true` through toolgate's box vs a bare bwrap with the
 #     same command line (target: at most 15% slower), and vs a minimal bwrap;
-#   - the gate: one decision, cached and uncached.
+#   - the gate: one decision, cached and uncached;
+#   - the audit log: appends per fsync mode, and verify throughput.
 # Usage: scripts/bench.sh [ROUNDS]   (default 200 sandbox runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,3 +22,7 @@ go test ./gate -run '^$' -bench 'Decide$|DecideUncached' -benchtime 2000x -count
 	{ for (i = 1; i <= NF; i++) if ($(i+1) == "p50-µs") p[$1] = $i; print }
 	END { for (k in p) if (k ~ /Uncached/) u = p[k]; else c = p[k]
 	      if (u && c) printf "gate: cached p50 %s µs, uncached p50 %s µs, ratio uncached/cached = %.2f\n", c, u, u / c }'
+go test ./audit -run '^$' -bench 'Append|Verify' -benchtime 1s -count 1 2>&1 | grep -E '^Benchmark' | awk '
+	{ print }
+	/Append\/always/ { a = $3 } /Append\/never/ { n = $3 }
+	END { if (a && n) printf "audit: append with fsync always %.0f µs, never %.0f µs, ratio always/never = %.1f\n", a / 1000, n / 1000, a / n }'

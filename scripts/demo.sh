@@ -39,3 +39,9 @@ while IFS= read -r line; do
 		printf '%s\n' "$line"
 	fi
 done
+
+echo
+echo "toolgate audit verify / show  (every decision above was logged: $home/.local/state/toolgate/audit.jsonl)"
+echo
+HOME=$home bin/toolgate audit verify "$home/.local/state/toolgate/audit.jsonl"
+HOME=$home bin/toolgate audit show --decision deny "$home/.local/state/toolgate/audit.jsonl" | tail -6

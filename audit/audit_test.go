@@ -137,6 +137,22 @@ var tampers = []tamper{
 		ls[len(ls)-1] = last[:len(last)/2]
 		put(t, p, ls)
 	}},
+	{"trailing garbage without a newline", ProblemForeign, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		put(t, p, append(ls, []byte("\x00\x01garbage")))
+	}},
+	{"flip the last newline", ProblemForeign, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		last := ls[len(ls)-1]
+		last[len(last)-1] ^= 0x01
+		put(t, p, ls)
+	}},
+	{"remove the last newline", ProblemForeign, func(t testing.TB, p string) {
+		ls := lines(t, p)
+		last := ls[len(ls)-1]
+		ls[len(ls)-1] = last[:len(last)-1]
+		put(t, p, ls)
+	}},
 	{"delete the genesis", ProblemGenesis, func(t testing.TB, p string) {
 		put(t, p, lines(t, p)[1:])
 	}},

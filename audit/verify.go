@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // Problem kinds, as verify names them.
@@ -132,7 +133,13 @@ func (v *verifier) file(path string, index int) bool {
 			v.o.Progress(v.read)
 		}
 		if err == io.EOF {
-			// The last line has no newline: a writer died in mid-write.
+			// The last line has no newline. A writer that died in mid-write
+			// leaves the beginning of a record; anything else there was put
+			// there, and is not repairable.
+			if why := notTorn(line); why != "" {
+				v.fail(path, v.line, -1, ProblemForeign, "the last line has no newline and "+why)
+				return true
+			}
 			v.fail(path, v.line, -1, ProblemTorn, fmt.Sprintf("the last line is partial (%d bytes without a newline); 'toolgate audit repair' cuts it off", len(line)))
 			v.res.Repairable = true
 			return true
@@ -314,4 +321,32 @@ func (v *verifier) checkpoint(path string, r *Record) bool {
 	v.res.Verified++
 	v.res.UnsignedTail = 0
 	return false
+}
+
+// notTorn says why b (a last line without newline) cannot be the start of
+// a record cut short by a crash, or "" when it can: a record's canonical
+// form starts with {" and holds no control characters, and a cut can only
+// leave an incomplete UTF-8 sequence at its very end. A complete record
+// without its newline is not torn either: a writer writes the line and its
+// newline with one write.
+func notTorn(b []byte) string {
+	if !bytes.HasPrefix(b, []byte(`{"`)) && !bytes.Equal(b, []byte("{")) {
+		return "does not start like a record"
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return "holds a control character"
+		}
+	}
+	trim := b
+	for i := 0; i < utf8.UTFMax-1 && len(trim) > 0 && !utf8.Valid(trim); i++ {
+		trim = trim[:len(trim)-1]
+	}
+	if !utf8.Valid(trim) {
+		return "is not UTF-8"
+	}
+	if json.Valid(b) {
+		return "is a complete value, not a record cut short"
+	}
+	return ""
 }

@@ -258,8 +258,10 @@ func (g *Gate) input(c Call) (*Input, error) {
 	case "search":
 		pa := []parser.PathArg{{Raw: orDot(str("path")), Access: "read"}}
 		if gl := str("glob"); gl != "" {
-			// the file filter: relative to path, at any depth unless it has a "/"
-			pat := orDot(str("path")) + "/" + gl
+			// the file filter, as the search tool applies it: a base-name
+			// pattern at any depth below path, or (with a "/") a pattern
+			// from the workspace root
+			pat := gl
 			if !strings.Contains(gl, "/") {
 				pat = orDot(str("path")) + "/**/" + gl
 			}

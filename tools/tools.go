@@ -180,7 +180,8 @@ var builtins = []Tool{
 	{
 		Name: "list_dir",
 		Description: "List the entries of a directory in the workspace, folders first. " +
-			"Each line is \"📁 name\" for a folder or \"📄 name\" for anything else.",
+			"Each line is \"📁 name\" for a folder or \"📄 name\" for anything else. " +
+			"At most 1,000 entries are listed.",
 		Schema: object(
 			param{name: "path", required: true, schema: map[string]any{
 				"type":        "string",
@@ -195,6 +196,7 @@ var builtins = []Tool{
 		Description: "Search the content of files in the workspace with a regular expression and return " +
 			"each matching line as \"file:line: text\". The expression uses Go (RE2) syntax: " +
 			"no backreferences and no lookaround. Narrow the search with path and glob. " +
+			"Binary files, files over 4 MB and .git directories are skipped; symlinks are not followed. " +
 			"At most max_results matches are returned (default " + strconv.Itoa(SearchMaxResults) +
 			", at most " + strconv.Itoa(SearchMaxResultsCap) + ").",
 		Schema: object(
@@ -209,7 +211,7 @@ var builtins = []Tool{
 			}},
 			param{name: "glob", schema: map[string]any{
 				"type":        "string",
-				"description": "Only search files whose names match this glob pattern, such as `*.go`. Omit it to search every file.",
+				"description": "Only search files whose names match this glob pattern, such as `*.go`; a pattern with a `/` is matched against the path from the workspace root, such as `src/**/*.go`. Omit it to search every file.",
 			}},
 			param{name: "max_results", schema: map[string]any{
 				"type":    "integer",
@@ -227,7 +229,8 @@ var builtins = []Tool{
 		Name: "glob",
 		Description: "Find paths in the workspace that match a glob pattern and return them relative to " +
 			"the workspace root, one a line. `*` matches within one path element and `**` matches " +
-			"any number of directories, as in `src/**/*_test.go`.",
+			"any number of directories, as in `src/**/*_test.go`; `**` does not enter symlinked directories. " +
+			"At most 1,000 paths are returned.",
 		Schema: object(
 			param{name: "pattern", required: true, schema: map[string]any{
 				"type":        "string",

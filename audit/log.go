@@ -420,7 +420,12 @@ func DefaultPath() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
-		return "", errors.New("no audit log path: set --audit, TOOLGATE_AUDIT or HOME")
+		// No $HOME (a service, a bare environment): the account's home.
+		if u, uerr := user.Current(); uerr == nil && u.HomeDir != "" {
+			home = u.HomeDir
+		} else {
+			return "", errors.New("no audit log path: set --audit, TOOLGATE_AUDIT or HOME")
+		}
 	}
 	return filepath.Join(home, ".local", "state", "toolgate", "audit.jsonl"), nil
 }

@@ -249,7 +249,11 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	if s.seccomp != nil {
 		a = append(a, "--seccomp", "5")
 	}
-	a = append(a, "--", s.bash, "-c", req.Command)
+	if s.prologue != "" {
+		a = append(a, "--", s.bash, "-c", s.prologue, "bash", req.Command)
+	} else {
+		a = append(a, "--", s.bash, "-c", req.Command)
+	}
 	return a, nil
 }
 

@@ -182,6 +182,10 @@ type Sandbox struct {
 	hostRoot bool
 	seccomp  []byte
 	pending  sync.WaitGroup // cgroup removals still running
+	// prologue sets the rlimits from inside the box when toolgate cannot
+	// (bwrap runs as another user, and prlimit on another user's process
+	// needs CAP_SYS_RESOURCE).
+	prologue string
 
 	checkOnce sync.Once
 	checkErr  error
@@ -296,6 +300,9 @@ func New(cfg Config) (*Sandbox, error) {
 			}
 		}
 		s.seccomp = seccompProgram()
+		if s.cred != nil {
+			s.prologue = s.limitsPrologue()
+		}
 		s.cg, s.cgErr = findCgroups()
 		s.fixed = s.fixedMounts()
 	}
@@ -597,8 +604,10 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 			return abort(err)
 		}
 	}
-	if err = s.setRlimits(child); err != nil {
-		return abort(err)
+	if s.prologue == "" {
+		if err = s.setRlimits(child); err != nil {
+			return abort(err)
+		}
 	}
 
 	var (
@@ -686,29 +695,53 @@ func exitCode(ps *os.ProcessState, err error) int {
 	return ps.ExitCode()
 }
 
+// limitsValues are the rlimits of a box: core, file size, CPU seconds,
+// processes, and address space (0: none, when a memory cgroup bounds it).
+func (s *Sandbox) limitsValues() (core, fsize, cpu, nproc, as uint64) {
+	c := s.lim.CPUSeconds
+	if c <= 0 {
+		c = int(s.cfg.Timeout/time.Second)*runtime.NumCPU() + 10
+	}
+	as = 0
+	if !s.cg.hasMemory() {
+		as = uint64(2 * s.lim.MemoryBytes)
+	}
+	return 0, uint64(s.lim.FileSizeBytes), uint64(c), uint64(s.lim.Procs), as
+}
+
+// limitsPrologue is the shell text that sets the rlimits in the box before
+// it runs the command as bash -c "$1". Hard and soft limits are both set,
+// so nothing in the box can raise them again; if one cannot be set the
+// command does not run.
+func (s *Sandbox) limitsPrologue() string {
+	_, fsize, cpu, nproc, as := s.limitsValues()
+	p := fmt.Sprintf("ulimit -H -S -c 0 -f %d -t %d -u %d", fsize/1024, cpu, nproc)
+	if as > 0 {
+		p += fmt.Sprintf(" -v %d", as/1024)
+	}
+	return p + ` || { echo "toolgate: the sandbox's limits could not be set" >&2; exit 126; }; exec ` + s.bash + ` -c "$1"`
+}
+
 // setRlimits bounds each process of the box. They are set on the box's pid
 // 1 before it starts the command, after bwrap made the user namespace, so
 // RLIMIT_NPROC counts the box's processes only (not every process of the
 // user on the host).
 func (s *Sandbox) setRlimits(pid int) error {
-	cpu := s.lim.CPUSeconds
-	if cpu <= 0 {
-		cpu = int(s.cfg.Timeout/time.Second)*runtime.NumCPU() + 10
-	}
+	core, fsize, cpu, nproc, as := s.limitsValues()
 	set := []struct {
 		res int
 		val uint64
 	}{
-		{unix.RLIMIT_CORE, 0},
-		{unix.RLIMIT_FSIZE, uint64(s.lim.FileSizeBytes)},
-		{unix.RLIMIT_CPU, uint64(cpu)},
-		{unix.RLIMIT_NPROC, uint64(s.lim.Procs)},
+		{unix.RLIMIT_CORE, core},
+		{unix.RLIMIT_FSIZE, fsize},
+		{unix.RLIMIT_CPU, cpu},
+		{unix.RLIMIT_NPROC, nproc},
 	}
-	if !s.cg.hasMemory() {
+	if as > 0 {
 		set = append(set, struct {
 			res int
 			val uint64
-		}{unix.RLIMIT_AS, uint64(2 * s.lim.MemoryBytes)})
+		}{unix.RLIMIT_AS, as})
 	}
 	for _, r := range set {
 		var old unix.Rlimit

@@ -536,3 +536,41 @@ func TestPlantedGitStateIsQuarantined(t *testing.T) {
 		t.Errorf("commondir: %v", res.Notes)
 	}
 }
+
+func TestWorkspaceOwnerRunsTheBox(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("only root hands the box to the workspace's owner")
+	}
+	root := filepath.Join("/tmp", fmt.Sprintf("toolgate-owner-%d", os.Getpid()))
+	ws := filepath.Join(root, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	os.Chmod(root, 0o755)
+	if err := os.Chown(ws, 1000, 1000); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Workspace: ws, Home: filepath.Join(root, "home"), Timeout: 10 * time.Second, Limits: Limits{FileSizeBytes: 4 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.HostRoot() || s.cred == nil {
+		t.Fatalf("box not handed to the owner: hostRoot=%v", s.HostRoot())
+	}
+	if err := s.Check(context.Background()); err != nil {
+		t.Skipf("bubblewrap cannot run as uid 1000 here: %v", err)
+	}
+	res, err := s.Run(context.Background(), Request{Command: "id -u; echo hi > f; ulimit -f; head -c 10000000 /dev/zero > big; echo $?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Fields(res.Stdout.String())
+	if len(lines) < 3 || lines[0] != "1000" || lines[1] != "4096" || lines[2] == "0" {
+		t.Errorf("owner box: %q %q", res.Stdout.String(), res.Stderr.String())
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(ws, "f"), &st); err != nil || st.Uid != 1000 {
+		t.Errorf("file written as uid %d (%v), want 1000", st.Uid, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -572,5 +573,49 @@ func TestWorkspaceOwnerRunsTheBox(t *testing.T) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(filepath.Join(ws, "f"), &st); err != nil || st.Uid != 1000 {
 		t.Errorf("file written as uid %d (%v), want 1000", st.Uid, err)
+	}
+}
+
+func TestMoreGitPlantsAreQuarantined(t *testing.T) {
+	cases := []struct {
+		name, cmd string
+		noGit     bool
+	}{
+		{"broken HEAD and a repository at the root", "rm .git/HEAD; git init -q --bare . 2>/dev/null || (mkdir -p objects refs && echo 'ref: refs/heads/main' > HEAD)", false},
+		{"symlinked .git", "git init -q --bare ../x 2>/dev/null; git init -q --bare evil.git && ln -s evil.git .git", true},
+		{"continuation line", "git init -q . && printf '[core]\\n\\tx = y\\\\\\n[user]\\n\\tfsmonitor = touch /tmp/p\\n' >> .git/config", true},
+		{"ssh signing key command", "git init -q . && git config gpg.format ssh && git config gpg.ssh.defaultKeyCommand 'touch /tmp/p'", true},
+		{"new module repository", "mkdir -p .git/modules && git init -q --separate-git-dir=.git/modules/m m && git -C m config core.fsmonitor 'touch /tmp/p'", false},
+		{"submodule with fsmonitor", "git init -q sub && git -C sub config core.fsmonitor 'touch /tmp/p' && printf '[submodule \"sub\"]\\n\\tpath = sub\\n\\turl = ./sub\\n' > .gitmodules", false},
+	}
+	for _, c := range cases {
+		w := newWorld(t)
+		if c.noGit {
+			os.RemoveAll(filepath.Join(w.ws, ".git"))
+		} else {
+			os.RemoveAll(filepath.Join(w.ws, ".git"))
+			cmd := exec.Command("git", "init", "-q", w.ws)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+		}
+		s := box(t, w, nil)
+		res := run(t, s, c.cmd)
+		if len(res.Notes) == 0 {
+			t.Errorf("%s: nothing quarantined: %s", c.name, output(res))
+		}
+	}
+}
+
+func TestOrdinaryGitWorkIsLeftAlone(t *testing.T) {
+	w := newWorld(t)
+	os.RemoveAll(filepath.Join(w.ws, ".git"))
+	if out, err := exec.Command("git", "init", "-q", w.ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	s := box(t, w, nil)
+	res := run(t, s, "echo a > a && git add a && git -c user.email=a@b -c user.name=a commit -qm a && git checkout -qb feat && git branch -q -D master 2>/dev/null; git stash list; git log --oneline | wc -l")
+	if len(res.Notes) != 0 || strings.TrimSpace(res.Stdout.String()) != "1" {
+		t.Errorf("ordinary git work: %s notes %v", output(res), res.Notes)
 	}
 }

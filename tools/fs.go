@@ -53,6 +53,8 @@ func (e protectedError) Error() string {
 		return "it is inside a .git/hooks directory, and git runs the files there as programs"
 	case e.name == ".git":
 		return "it is a .git file, which points git at another repository and its configuration"
+	case e.name == "HEAD":
+		return "with it the directory would have HEAD, objects and refs, which makes git treat it as a repository whose configuration can make it run programs"
 	case e.name != "":
 		return "it is a .git/" + e.name + " file, which points git at another configuration that can make it run programs"
 	}
@@ -517,6 +519,9 @@ func (w *Workspace) checkWritable(dir int, name string) error {
 	if strings.EqualFold(name, ".git") {
 		return protectedError{name: ".git"}
 	}
+	if completesRepo(dir, name) {
+		return protectedError{name: "HEAD"}
+	}
 	_, steering := steeringName(name)
 	wantsConfig := steering || strings.EqualFold(name, "hooks")
 	for depth := 0; ; depth++ {
@@ -747,4 +752,31 @@ func writeAll(fd int, data []byte) error {
 		data = data[n:]
 	}
 	return nil
+}
+
+// completesRepo says whether creating name in the directory open at dir
+// would give it all of HEAD, objects and refs: git then takes the directory
+// for a repository (when .git is missing or broken) and obeys a config file
+// beside them, in whatever order the pieces were written.
+func completesRepo(dir int, name string) bool {
+	parts := []string{"HEAD", "objects", "refs"}
+	found := false
+	for _, p := range parts {
+		if name == p {
+			found = true
+		}
+	}
+	if !found {
+		return false
+	}
+	for _, p := range parts {
+		if p == name {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(dir, p, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return false
+		}
+	}
+	return true
 }

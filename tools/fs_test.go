@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -655,4 +656,34 @@ func FuzzResolvePath(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestFileToolsDoNotAssembleARepository(t *testing.T) {
+	root := t.TempDir()
+	w, err := OpenWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// Any order: the last piece is refused.
+	for i, order := range [][]string{
+		{"config", "HEAD", "objects/info/keep", "refs/heads/keep"},
+		{"objects/x", "refs/y", "HEAD"},
+		{"sub/HEAD", "sub/refs/a", "sub/objects/b"},
+	} {
+		var last Result
+		for _, p := range order {
+			if i > 0 {
+				p = fmt.Sprintf("o%d/%s", i, p)
+			}
+			last = w.WriteFile(p, "ref: refs/heads/main\n")
+		}
+		if !strings.Contains(last.Output, "look like") && !strings.Contains(last.Output, "HEAD, objects and refs") {
+			t.Errorf("%v: last write was allowed: %q", order, last.Output)
+		}
+	}
+	// A file called HEAD elsewhere is fine.
+	if r := w.WriteFile("docs/HEAD", "x"); r.IsError {
+		t.Errorf("docs/HEAD refused: %s", r.Output)
+	}
 }

@@ -60,6 +60,7 @@ func setup(t *testing.T, policy string, approve Approve, p Prompter, sbMod func(
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { f.sb.Close() })
 	files, err := tools.OpenWorkspace(g.Workspace())
 	if err != nil {
 		t.Fatal(err)

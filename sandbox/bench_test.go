@@ -23,6 +23,7 @@ func BenchmarkSandboxVsBare(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer s.Close()
 	if err := s.Check(context.Background()); err != nil {
 		b.Skipf("bubblewrap cannot run here: %v", err)
 	}

@@ -96,9 +96,32 @@ func ownCgroups() (map[string]string, error) {
 	return out, sc.Err()
 }
 
+// sweep removes empty cgroups left by toolgate processes that are gone (a
+// SIGKILL leaves no chance to clean up). rmdir refuses a cgroup that still
+// holds a process, so nothing in use is touched.
+func (r *cgroupRoot) sweep() {
+	for _, dir := range []string{r.pids, r.memory} {
+		if dir == "" {
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, "toolgate-*-*"))
+		for _, m := range matches {
+			parts := strings.Split(filepath.Base(m), "-")
+			pid, err := strconv.Atoi(parts[1])
+			if err != nil || pid <= 0 || pid == os.Getpid() {
+				continue
+			}
+			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				_ = os.Remove(m)
+			}
+		}
+	}
+}
+
 // try makes and removes a cgroup, so a host that shows cgroups but does not
 // let toolgate write them is found out at start-up, not at the first call.
 func (r *cgroupRoot) try() error {
+	r.sweep()
 	cg, err := r.create(Limits{Procs: 64, MemoryBytes: 64 << 20})
 	if err != nil {
 		return err

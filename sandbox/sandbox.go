@@ -182,6 +182,7 @@ type Sandbox struct {
 	hostRoot bool
 	seccomp  []byte
 	pending  sync.WaitGroup // cgroup removals still running
+	inflight sync.WaitGroup // runs in progress
 	// prologue sets the rlimits from inside the box when toolgate cannot
 	// (bwrap runs as another user, and prlimit on another user's process
 	// needs CAP_SYS_RESOURCE).
@@ -235,6 +236,17 @@ func (s *Sandbox) prepareCgroup() {
 // Close waits for cgroups being made or removed and removes the one kept
 // for the next run, so no empty cgroup outlives toolgate.
 func (s *Sandbox) Close() error {
+	// A run that is being stopped (its context was canceled) finishes
+	// within moments; wait for it so its cgroup is removed too.
+	done := make(chan struct{})
+	go func() {
+		s.inflight.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
 	s.pending.Wait()
 	s.spareMu.Lock()
 	cg := s.spare
@@ -444,6 +456,8 @@ func (s *Sandbox) check(ctx context.Context) error {
 // not run (the sandbox is unavailable or could not be set up); a command
 // that ran and failed is a Result with its exit code.
 func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
 	if s.cfg.Mode == ModeNone {
 		return s.runNone(ctx, req)
 	}

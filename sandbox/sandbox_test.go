@@ -64,6 +64,7 @@ func box(t *testing.T, w world, mod func(*Config)) *Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	if err := s.Check(context.Background()); err != nil {
 		var u *Unavailable
 		if errors.As(err, &u) && cfg.Mode != ModeNone {
@@ -556,6 +557,7 @@ func TestWorkspaceOwnerRunsTheBox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	if s.HostRoot() || s.cred == nil {
 		t.Fatalf("box not handed to the owner: hostRoot=%v", s.HostRoot())
 	}

@@ -53,6 +53,7 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 	if err != nil {
 		return err
 	}
+	defer atExit(func() { closeLog() })()
 	defer func() {
 		if cerr := closeLog(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing the audit log: %w", cerr)

@@ -11,5 +11,5 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-	os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(executeContext(withSignals(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -48,9 +49,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 }
 
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return executeContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
 	switch {
 	case err == nil:
 		return exitOK

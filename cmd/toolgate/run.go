@@ -106,6 +106,7 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
 		}
 	}
+	defer atExit(func() { sb.Close() })()
 	defer sb.Close()
 	files, err := tools.OpenWorkspace(g.Workspace())
 	if err != nil {
@@ -116,6 +117,7 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	if err != nil {
 		return err
 	}
+	defer atExit(func() { closeLog() })()
 	defer func() {
 		if cerr := closeLog(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing the audit log: %w", cerr)

@@ -36,16 +36,14 @@
 // read-only, and a seccomp filter refuses keyrings, set-ID modes, io_uring,
 // openat2, bpf, perf_event_open and userfaultfd (the filter applies to every
 // box). Descriptors toolgate inherited are closed on exec. After a command,
-// git state it planted — a new repository with hooks or program-running
-// config keys, a commondir or config.worktree — is moved aside and the
-// result says so (git.go).
+// git state it planted is moved aside and the result says so (git.go).
 //
 // Not covered: a box that is host root can still use the file system's
 // blocks reserved for root and sees root-readable files under /usr; the
 // pids cgroup (not RLIMIT_NPROC, which root ignores) bounds its processes.
-// Prefer running toolgate as an ordinary user. Nested repositories the
-// command creates below the workspace root are not inspected; git on the
-// host can recurse into them as submodules. Disk use inside the workspace
+// Prefer running toolgate as an ordinary user; root-only files created after
+// New are not masked. Nested repositories that are not submodules are not
+// inspected: git run inside them obeys their config. Disk use inside the workspace
 // is bounded per file, not in total. ModeNone has no isolation at all and
 // its rlimits are set just after start.
 package sandbox

@@ -19,9 +19,9 @@ echo "$out" | awk '/^BenchmarkSandboxVsBare/ {
 	printf "ratio toolgate/minimal = %.3f\n", t / m
 }'
 go test ./gate -run '^$' -bench 'Decide$|DecideUncached' -benchtime 2000x -count 1 2>&1 | grep -E '^Benchmark' | awk '
-	{ for (i = 1; i <= NF; i++) if ($(i+1) == "p50-µs") p[$1] = $i; print }
+	{ for (i = 1; i <= NF; i++) if ($(i+1) == "p50-ns") p[$1] = $i; print }
 	END { for (k in p) if (k ~ /Uncached/) u = p[k]; else c = p[k]
-	      if (u && c) printf "gate: cached p50 %s µs, uncached p50 %s µs, ratio uncached/cached = %.2f\n", c, u, u / c }'
+	      if (u && c) printf "gate: cached p50 %.0f µs, uncached p50 %.0f µs, ratio uncached/cached = %.2f\n", c / 1000, u / 1000, u / c }'
 go test ./audit -run '^$' -bench 'Append|Verify' -benchtime 1s -count 1 2>&1 | grep -E '^Benchmark' | awk '
 	{ print }
 	/Append\/always/ { a = $3 } /Append\/never/ { n = $3 }

@@ -32,15 +32,25 @@ func AuditMask(cfg map[string]any) []string {
 	return out
 }
 
-// Decision records a decision. On error the caller must deny the call.
+// Decision records a decision made with the policy a.Policy. On error the
+// caller must deny the call.
 func (a *Auditor) Decision(call gate.Call, res gate.Result, approval, sandboxMode string) error {
+	if a == nil {
+		return nil
+	}
+	return a.DecisionWith(a.Policy, call, res, approval, sandboxMode)
+}
+
+// DecisionWith records a decision made with the policy whose digest is
+// policy (the gate in use, which a reload may have changed).
+func (a *Auditor) DecisionWith(policy string, call gate.Call, res gate.Result, approval, sandboxMode string) error {
 	if a == nil || a.Log == nil {
 		return nil
 	}
 	r := audit.Record{
 		Kind: audit.KindDecision, ID: res.ID, Tool: res.Tool, Source: a.Source,
 		Args:     audit.MaskArgs(call.Tool, call.Args, a.Mask),
-		Decision: res.Decision, Policy: a.Policy, Sandbox: sandboxMode, Approval: approval,
+		Decision: res.Decision, Policy: policy, Sandbox: sandboxMode, Approval: approval,
 	}
 	if r.Tool == "" {
 		r.Tool = call.Tool

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/gate"
@@ -67,9 +68,19 @@ type Options struct {
 // Runner decides calls and executes the allowed ones.
 type Runner struct {
 	o Options
+	// g is the gate in use; SetGate swaps it (a reloaded policy) while
+	// calls are in flight.
+	g atomic.Pointer[gate.Gate]
 	// promptMu keeps prompts one at a time.
 	promptMu sync.Mutex
 }
+
+// Gate is the gate calls are decided with.
+func (r *Runner) Gate() *gate.Gate { return r.g.Load() }
+
+// SetGate makes later calls use g (a reloaded policy); calls already being
+// decided finish with the gate they started with.
+func (r *Runner) SetGate(g *gate.Gate) { r.g.Store(g) }
 
 // New returns a runner. Gate, Sandbox and Files are required.
 func New(o Options) (*Runner, error) {
@@ -82,7 +93,9 @@ func New(o Options) (*Runner, error) {
 	if _, err := ParseApprove(string(o.Approve)); err != nil {
 		return nil, err
 	}
-	return &Runner{o: o}, nil
+	r := &Runner{o: o}
+	r.g.Store(o.Gate)
+	return r, nil
 }
 
 // Record is the result of one call: the decision and, when it ran, what the
@@ -113,7 +126,7 @@ type Record struct {
 // just before its group runs, so it is judged against the files as the
 // calls before it left them.
 func (r *Runner) Line(ctx context.Context, line []byte, lineNo int) []Record {
-	ds := r.o.Gate.Calls(line, lineNo)
+	ds := r.Gate().Calls(line, lineNo)
 	out := make([]Record, len(ds))
 	for i := 0; i < len(ds); {
 		j := i + 1
@@ -193,10 +206,28 @@ func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
 	}
 }
 
+// Run decides one call, settles an ask, records the decision, executes the
+// call when it is allowed and records its outcome: what a front end that
+// receives calls one at a time (MCP, HTTP) needs.
+func (r *Runner) Run(ctx context.Context, call gate.Call) Record {
+	out := make([]Record, 1)
+	r.group(ctx, []gate.Decoded{{Call: call}}, out)
+	return out[0]
+}
+
+// Decide decides one call and records the decision without running it, as
+// check and the Claude Code hook do (the caller runs the tool). An ask is
+// returned as an ask; the caller's own approval flow settles it.
+func (r *Runner) Decide(ctx context.Context, call gate.Call) gate.Result {
+	res := r.Gate().Decide(ctx, call)
+	r.logDecision(call, &res, "", "")
+	return res
+}
+
 // logDecision writes the decision record; when it cannot, the decision
 // becomes a deny saying why.
 func (r *Runner) logDecision(call gate.Call, res *gate.Result, approval, mode string) {
-	if err := r.o.Audit.Decision(call, *res, approval, mode); err != nil {
+	if err := r.o.Audit.DecisionWith(r.Gate().PolicyDigest(), call, *res, approval, mode); err != nil {
 		*res = refuse(*res, RuleAuditFailed, "the audit log could not be written ("+err.Error()+"), so the call is denied; fix the log (see 'toolgate audit verify') and retry")
 	}
 }
@@ -229,7 +260,8 @@ func denied(res gate.Result, approval string) Record {
 // decide asks the gate and settles an ask. It returns the call that may run
 // (its arguments edited, perhaps) and the final decision.
 func (r *Runner) decide(ctx context.Context, call gate.Call) (gate.Call, gate.Result, string) {
-	res := r.o.Gate.Decide(ctx, call)
+	g := r.Gate()
+	res := g.Decide(ctx, call)
 	if res.Decision != "ask" {
 		return call, res, ""
 	}
@@ -274,7 +306,7 @@ func (r *Runner) decide(ctx context.Context, call gate.Call) (gate.Call, gate.Re
 			}
 			call.Args = args
 			edited = true
-			res = r.o.Gate.Decide(ctx, call)
+			res = g.Decide(ctx, call)
 			if res.Decision != "ask" {
 				p.Note("after the edit the policy says " + res.Decision)
 				return call, res, "edited"

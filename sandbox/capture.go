@@ -31,6 +31,14 @@ func NewCapture(headBytes, tailBytes int) *Capture {
 	return &Capture{head: make([]byte, 0, headBytes), headCap: headBytes, ring: make([]byte, tailBytes)}
 }
 
+// setOnWrite installs the hook; the copying goroutines may already be
+// writing, so it takes the lock.
+func (c *Capture) setOnWrite(fn func(total int64)) {
+	c.mu.Lock()
+	c.onWrite = fn
+	c.mu.Unlock()
+}
+
 // Write never fails and never blocks on the size of p.
 func (c *Capture) Write(p []byte) (int, error) {
 	c.mu.Lock()

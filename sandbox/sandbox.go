@@ -637,7 +637,8 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 			kill()
 		}
 	}
-	stdout.onWrite, stderr.onWrite = flood, flood
+	stdout.setOnWrite(flood)
+	stderr.setOnWrite(flood)
 	timer := time.AfterFunc(s.cfg.Timeout, func() {
 		mu.Lock()
 		timedOut = true
@@ -811,7 +812,8 @@ func (s *Sandbox) runNone(ctx context.Context, req Request) (res Result, err err
 			kill()
 		}
 	}
-	stdout.onWrite, stderr.onWrite = flood, flood
+	stdout.setOnWrite(flood)
+	stderr.setOnWrite(flood)
 	timer := time.AfterFunc(s.cfg.Timeout, func() {
 		mu.Lock()
 		timedOut = true

@@ -215,6 +215,35 @@ func (r *Runner) Run(ctx context.Context, call gate.Call) Record {
 	return out[0]
 }
 
+// Forward decides a call to a tool of an upstream server (the gate's
+// DecideExternal), settles an ask, records the decision and, when the call
+// is allowed, runs it with fn and records the outcome. fn returns the text
+// the model sees and whether the tool reported an error; an error from fn
+// (the upstream failed) is returned as is, after its outcome is recorded.
+func (r *Runner) Forward(ctx context.Context, call gate.Call, fn func(ctx context.Context, call gate.Call) (output string, isError bool, err error)) (Record, error) {
+	g := r.Gate()
+	call, res, approval := r.decideWith(ctx, call, g.DecideExternal)
+	r.logDecision(call, &res, approval, "upstream")
+	if res.Decision != "allow" {
+		return denied(res, approval), nil
+	}
+	rec := Record{ID: call.ID, Tool: call.Tool, Decision: "allow", Reasons: nonNil(res.Reasons), Approval: approval, Sandbox: "upstream"}
+	start := time.Now()
+	out, isErr, err := fn(ctx, call)
+	rec.DurationMS = time.Since(start).Milliseconds()
+	rec.Output = out
+	code := 0
+	if isErr || err != nil {
+		code = 1
+	}
+	if err != nil {
+		rec.Output = "Error: the upstream server failed: " + err.Error()
+	}
+	rec.ExitCode = &code
+	r.logOutcome(&rec)
+	return rec, err
+}
+
 // Decide decides one call and records the decision without running it, as
 // check and the Claude Code hook do (the caller runs the tool). An ask is
 // returned as an ask; the caller's own approval flow settles it.
@@ -260,8 +289,13 @@ func denied(res gate.Result, approval string) Record {
 // decide asks the gate and settles an ask. It returns the call that may run
 // (its arguments edited, perhaps) and the final decision.
 func (r *Runner) decide(ctx context.Context, call gate.Call) (gate.Call, gate.Result, string) {
-	g := r.Gate()
-	res := g.Decide(ctx, call)
+	return r.decideWith(ctx, call, r.Gate().Decide)
+}
+
+// decideWith is decide with the gate's method for the kind of call: Decide
+// for toolgate's tools, DecideExternal for an upstream server's.
+func (r *Runner) decideWith(ctx context.Context, call gate.Call, decideFn func(context.Context, gate.Call) gate.Result) (gate.Call, gate.Result, string) {
+	res := decideFn(ctx, call)
 	if res.Decision != "ask" {
 		return call, res, ""
 	}
@@ -300,13 +334,13 @@ func (r *Runner) decide(ctx context.Context, call gate.Call) (gate.Call, gate.Re
 				p.Note("edit failed: " + err.Error())
 				continue
 			}
-			if err := recheck(call, args); err != nil {
+			if err := CheckArgs(call, args); err != nil {
 				p.Note("the edited arguments were refused: " + err.Error())
 				continue
 			}
 			call.Args = args
 			edited = true
-			res = g.Decide(ctx, call)
+			res = decideFn(ctx, call)
 			if res.Decision != "ask" {
 				p.Note("after the edit the policy says " + res.Decision)
 				return call, res, "edited"
@@ -318,10 +352,11 @@ func (r *Runner) decide(ctx context.Context, call gate.Call) (gate.Call, gate.Re
 	return call, refuse(res, RuleApprovalDeclined, "no answer after repeated edits; the call is denied"), "declined"
 }
 
-// recheck puts edited arguments through the same decoder as input lines
-// (NUL bytes, duplicate keys, size and depth limits), so an edit cannot
-// smuggle in what a line could not.
-func recheck(call gate.Call, args json.RawMessage) error {
+// CheckArgs puts arguments that did not come through an input line (an
+// edit, an MCP request) through the same decoder as input lines (NUL
+// bytes, duplicate keys, size and depth limits), so they cannot smuggle in
+// what a line could not.
+func CheckArgs(call gate.Call, args json.RawMessage) error {
 	line, err := json.Marshal(map[string]any{"id": call.ID, "name": call.Tool, "arguments": args})
 	if err != nil {
 		return err

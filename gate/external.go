@@ -1,0 +1,242 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/toolgate/toolgate/parser"
+)
+
+// External tools are the tools of another MCP server that toolgate stands in
+// front of (toolgate mcp --upstream). toolgate knows neither their schema
+// nor what they do, so their input document is built from what the call
+// itself says: input.tool is the upstream name, input.args its arguments,
+// and the path set comes from arguments that are paths — named like one
+// (path, file, source, destination, directory, …) or absolute / "~" strings
+// anywhere in the arguments — with the access guessed from the tool's name
+// (read*, list*, get*, search* read; write*, edit*, create*, move* write;
+// delete*, remove* delete). A string argument named command (or cmd,
+// script) is analysed as a shell command. The default policy treats these
+// calls like the file tools: workspace only, secrets denied.
+
+// pathKeys are argument names whose string values are paths.
+var pathKeys = map[string]bool{
+	"path": true, "paths": true, "file": true, "files": true, "filename": true, "filepath": true,
+	"file_path": true, "filepaths": true, "file_paths": true, "source": true, "sources": true, "src": true,
+	"destination": true, "dest": true, "dst": true, "target": true, "to": true, "from": true,
+	"directory": true, "directories": true, "dir": true, "dirs": true, "folder": true, "root": true,
+	"cwd": true, "working_dir": true, "workdir": true, "location": true, "notebook_path": true,
+	"old_path": true, "new_path": true, "output": true, "output_path": true, "input": true, "input_path": true,
+}
+
+// contentKeys hold text, not paths, even when it starts with "/".
+var contentKeys = map[string]bool{
+	"content": true, "contents": true, "text": true, "newtext": true, "oldtext": true, "new_text": true,
+	"old_text": true, "new_string": true, "old_string": true, "body": true, "message": true, "data": true,
+	"pattern": true, "patterns": true, "excludepatterns": true, "exclude_patterns": true, "query": true,
+	"description": true, "value": true, "comment": true, "title": true, "regex": true,
+}
+
+// CodeRelativePath denies a relative path in an upstream tool's arguments:
+// toolgate cannot know what the upstream server resolves it against (the
+// reference filesystem server resolves it against its first allowed
+// directory, not its working directory), so it cannot judge where it lands.
+const CodeRelativePath = "gate.relative_path"
+
+// commandKeys are argument names whose string values are shell commands.
+var commandKeys = map[string]bool{"command": true, "cmd": true, "script": true, "shell_command": true}
+
+// verbs map the first word of a tool name to the access its paths get.
+var verbs = map[string]string{
+	"read": "read", "list": "read", "get": "read", "search": "read", "find": "read", "view": "read",
+	"show": "read", "stat": "read", "info": "read", "tree": "read", "directory": "read", "glob": "read",
+	"grep": "read", "cat": "read", "head": "read", "tail": "read", "open": "read", "query": "read",
+	"write": "write", "edit": "write", "create": "write", "update": "write", "put": "write",
+	"save": "write", "append": "write", "patch": "write", "insert": "write", "replace": "write",
+	"mkdir": "write", "touch": "write", "upload": "write", "set": "write", "move": "write",
+	"rename": "write", "mv": "write", "copy": "write", "cp": "write",
+	"delete": "delete", "remove": "delete", "rm": "delete", "unlink": "delete", "trash": "delete",
+	"rmdir": "delete", "purge": "delete",
+}
+
+// toolVerb is the access a tool's name implies: its first word that is a
+// known verb ("read_text_file" → read, "fs.writeFile" → write); read when
+// none is.
+func toolVerb(name string) string {
+	for _, w := range nameWords(name) {
+		if a, ok := verbs[w]; ok {
+			return a
+		}
+	}
+	return "read"
+}
+
+// nameWords splits a tool name at _ - . / and lower-to-upper case changes.
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	prev := rune(0)
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == '/' || r == ' ' || r == ':':
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return words
+}
+
+// externalArgs finds the paths and shell commands in a call's arguments.
+func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, commands, relative []string) {
+	access := toolVerb(tool)
+	isMove := false
+	for _, w := range nameWords(tool) {
+		if w == "move" || w == "rename" || w == "mv" {
+			isMove = true
+		}
+	}
+	var walk func(key string, v any, depth int)
+	walk = func(key string, v any, depth int) {
+		if depth > 8 {
+			return
+		}
+		switch x := v.(type) {
+		case string:
+			k := strings.ToLower(key)
+			if commandKeys[k] {
+				commands = append(commands, x)
+				return
+			}
+			if contentKeys[k] || x == "" {
+				return
+			}
+			if !pathKeys[k] && !looksAbsolute(x) {
+				return
+			}
+			if !looksAbsolute(x) {
+				relative = append(relative, x)
+				return
+			}
+			a := access
+			switch {
+			case isMove && (k == "source" || k == "src" || k == "from" || k == "old_path"):
+				a = "delete" // a moved file is gone from where it was
+			case access == "write" && (k == "source" || k == "src" || k == "from"):
+				a = "read" // copy_file(source, destination)
+			}
+			paths = append(paths, parser.PathArg{Raw: strings.TrimPrefix(x, "file://"), Access: a, Glob: strings.ContainsAny(x, "*?[")})
+		case []any:
+			for _, e := range x {
+				walk(key, e, depth+1)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(k, x[k], depth+1)
+			}
+		}
+	}
+	walk("", args, 0)
+	return paths, commands, relative
+}
+
+// looksAbsolute says whether s is a path by its form: absolute, "~", or a
+// file:// URI, with no line breaks.
+func looksAbsolute(s string) bool {
+	if strings.ContainsAny(s, "\n\r") || len(s) > 4096 {
+		return false
+	}
+	return strings.HasPrefix(s, "/") || s == "~" || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "file:///")
+}
+
+// DecideExternal judges a call to a tool of an upstream MCP server. It never
+// panics and never allows on error; arguments that are not a JSON object
+// are denied.
+func (g *Gate) DecideExternal(ctx context.Context, c Call) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = deny(c.ID, c.Tool, CodePanic, fmt.Sprintf("internal error while deciding (%v); the call is denied — report this with the input", r))
+			if os.Getenv("TOOLGATE_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "toolgate: panic: %v\n%s", r, debug.Stack())
+			}
+		}
+	}()
+	if c.Tool == "" {
+		return deny(c.ID, c.Tool, CodeUnknownTool, "the call names no tool")
+	}
+	if len(bytes.TrimSpace(c.Args)) == 0 {
+		c.Args = json.RawMessage("{}")
+	}
+	var args map[string]any
+	if err := json.Unmarshal(c.Args, &args); err != nil || args == nil {
+		return deny(c.ID, c.Tool, CodeInvalidArgs, "arguments are not a JSON object")
+	}
+	if bytes.IndexByte(c.Args, 0) >= 0 || bytes.Contains(c.Args, []byte(`\u0000`)) {
+		return deny(c.ID, c.Tool, CodeDecodeNUL, "arguments hold a NUL byte")
+	}
+	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home}
+	opts := parser.Options{Workspace: g.ws, Home: g.home}
+	paths, commands, relative := externalArgs(c.Tool, args)
+	if len(relative) > 0 {
+		return deny(c.ID, c.Tool, CodeRelativePath, fmt.Sprintf("%s got the relative path %q; toolgate cannot know what the upstream server resolves it against, so pass an absolute path inside the workspace (%s)", c.Tool, relative[0], g.ws))
+	}
+	in.Facts = g.an.Paths(paths, opts)
+	for _, cmd := range commands {
+		sf := g.an.Analyze(cmd, opts)
+		mergeFacts(in.Facts, sf)
+	}
+	pr := g.an.Index(in.Facts)
+	in.Present = &pr
+	res = g.evaluate(ctx, c, in, nil)
+	res.Input = in
+	if in.ParseError != nil && res.Decision != "deny" {
+		res.Decision = "deny"
+		res.Reasons = append([]Reason{{Rule: in.ParseError.Code, Message: in.ParseError.Message}}, res.Reasons...)
+	}
+	return res
+}
+
+// mergeFacts adds what a shell command's analysis found to f.
+func mergeFacts(f, add *parser.Facts) {
+	f.Commands = append(f.Commands, add.Commands...)
+	f.Pipelines = append(f.Pipelines, add.Pipelines...)
+	f.Redirects = append(f.Redirects, add.Redirects...)
+	f.Paths = append(f.Paths, add.Paths...)
+	f.Dynamic = append(f.Dynamic, add.Dynamic...)
+	f.Functions = append(f.Functions, add.Functions...)
+	f.Assigns = append(f.Assigns, add.Assigns...)
+	if f.ParseError == nil {
+		f.ParseError = add.ParseError
+	}
+}
+
+// ExternalForbidden says whether the policy denies a tool of an upstream
+// server whatever its arguments are: a call with no arguments is denied.
+// Such tools are not listed to the client at all.
+func (g *Gate) ExternalForbidden(ctx context.Context, tool string) (bool, []Reason) {
+	res := g.DecideExternal(ctx, Call{ID: "tools-list", Tool: tool, Args: json.RawMessage("{}"), Format: FormatMCP})
+	return res.Decision == "deny", res.Reasons
+}

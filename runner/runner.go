@@ -253,6 +253,15 @@ func (r *Runner) Decide(ctx context.Context, call gate.Call) gate.Result {
 	return res
 }
 
+// DecideExternal decides a call to a tool toolgate does not run (an upstream
+// MCP server's, or an MCP tool a Claude Code hook asks about) and records
+// the decision; an ask stays an ask.
+func (r *Runner) DecideExternal(ctx context.Context, call gate.Call) gate.Result {
+	res := r.Gate().DecideExternal(ctx, call)
+	r.logDecision(call, &res, "", "")
+	return res
+}
+
 // logDecision writes the decision record; when it cannot, the decision
 // becomes a deny saying why.
 func (r *Runner) logDecision(call gate.Call, res *gate.Result, approval, mode string) {

@@ -106,17 +106,29 @@ func TestKilledWritersLeaveAtMostATornTail(t *testing.T) {
 				t.Fatal(err)
 			}
 			wg.Add(1)
+			started := make(chan struct{})
 			go func() {
 				defer wg.Done()
 				sc := bufio.NewScanner(stdout)
+				first := true
 				for sc.Scan() {
 					mu.Lock()
 					acked[sc.Text()] = true
 					mu.Unlock()
+					if first {
+						close(started)
+						first = false
+					}
+				}
+				if first {
+					close(started)
 				}
 			}()
-			delay := time.Duration(5+rng.IntN(150)) * time.Millisecond
+			// The kill lands at a random moment while the writer appends
+			// (after its first record, so a slow start does not matter).
+			delay := time.Duration(rng.IntN(100)) * time.Millisecond
 			go func() {
+				<-started
 				time.Sleep(delay)
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 			}()

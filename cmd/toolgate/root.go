@@ -44,7 +44,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newRunCmd(), newMCPCmd(), newAuditCmd(), newExplainCmd(), newPolicyCmd(), newToolsCmd())
+	root.AddCommand(newCheckCmd(), newRunCmd(), newMCPCmd(), newAuditCmd(), newExplainCmd(), newPolicyCmd(), newToolsCmd(), newServeCmd(), newHookCmd())
 	return root
 }
 

@@ -82,8 +82,17 @@ func (a *Auditor) DecisionWith(policy string, call gate.Call, res gate.Result, a
 	return err
 }
 
-// Outcome records what an executed call did.
+// Outcome records what an executed call did, under the policy a.Policy.
 func (a *Auditor) Outcome(rec *Record) error {
+	if a == nil {
+		return nil
+	}
+	return a.OutcomeWith(a.Policy, rec)
+}
+
+// OutcomeWith records what an executed call did under the policy whose
+// digest is policy.
+func (a *Auditor) OutcomeWith(policy string, rec *Record) error {
 	if a == nil || a.Log == nil {
 		return nil
 	}
@@ -93,7 +102,7 @@ func (a *Auditor) Outcome(rec *Record) error {
 	r := audit.Record{
 		Kind: audit.KindOutcome, ID: rec.ID, Tool: rec.Tool, Source: a.Source,
 		ExitCode: rec.ExitCode, DurationMS: &dur, OutputBytes: &n, OutputSHA256: sum,
-		Truncated: rec.Truncated, Ran: &ran, Sandbox: rec.Sandbox, Policy: a.Policy,
+		Truncated: rec.Truncated, Ran: &ran, Sandbox: rec.Sandbox, Policy: policy,
 	}
 	_, err := a.Log.Append(r)
 	return err

@@ -271,7 +271,7 @@ func (r *Runner) logDecision(call gate.Call, res *gate.Result, approval, mode st
 }
 
 func (r *Runner) logOutcome(rec *Record) {
-	if err := r.o.Audit.Outcome(rec); err != nil && r.o.Warn != nil {
+	if err := r.o.Audit.OutcomeWith(r.Gate().PolicyDigest(), rec); err != nil && r.o.Warn != nil {
 		r.o.Warn(fmt.Sprintf("the outcome of call %s could not be written to the audit log: %v", rec.ID, err))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -35,14 +36,28 @@ func atExit(fn func()) (remove func()) {
 	}
 }
 
-// withSignals returns a context canceled by SIGINT, SIGTERM or SIGHUP; the
-// signal also runs the cleanups and exits with 128+signal.
+// hangupTaken is set while a command handles SIGHUP itself (serve reloads
+// its policy on it): SIGHUP then does not end toolgate.
+var hangupTaken atomic.Int32
+
+// takeHangup marks SIGHUP as handled until the returned function is called.
+func takeHangup() (release func()) {
+	hangupTaken.Add(1)
+	return func() { hangupTaken.Add(-1) }
+}
+
+// withSignals returns a context canceled by SIGINT, SIGTERM or SIGHUP (unless
+// a command took SIGHUP); the signal also runs the cleanups and exits with
+// 128+signal.
 func withSignals() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		sig := <-ch
+		for sig == syscall.SIGHUP && hangupTaken.Load() > 0 {
+			sig = <-ch
+		}
 		cancel() // running boxes are killed
 		cleanupMu.Lock()
 		fns := append([]func(){}, cleanups...)

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/runner"
+	"github.com/toolgate/toolgate/sandbox"
+	"github.com/toolgate/toolgate/serve"
+	"github.com/toolgate/toolgate/tools"
+)
+
+// shutdownGrace is how long a stopping service waits for the requests in
+// flight before it cancels them.
+const shutdownGrace = 10 * time.Second
+
+type serveOptions struct {
+	common
+	audit          auditFlags
+	listen         string
+	socket         string
+	allowRemote    bool
+	timeout        int
+	requestTimeout int
+	maxRuns        int
+	sandbox        string
+	approve        string
+	pathAppend     []string
+	env            []string
+}
+
+func newServeCmd() *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve (--listen ADDR | --socket PATH)",
+		Short: "Serve the gate and the tools over an HTTP JSON API",
+		Long: `Runs toolgate as a service: the same decisions as 'check' and the same
+execution as 'run', over HTTP/1.1 on loopback TCP or a unix socket.
+
+  POST /v1/check   body: one input line (any shape 'check' reads) → {"results":[…]}
+  POST /v1/run     the same → {"records":[…]} (allowed calls run)
+  GET  /v1/tools   the tool definitions
+  GET  /healthz    {"status":"ok","policy":"<digest>","workspace":"…"}
+  GET  /metrics    Prometheus text format
+
+POST bodies must be Content-Type: application/json and at most 1 MiB.
+Requests with an Origin header (web pages) are refused. There is no
+authentication: --listen only takes loopback addresses unless --allow-remote,
+and --socket makes a socket only this user can connect to (mode 0600).
+
+The policy is reloaded when a file in a --policy directory or a --data file
+changes (polled every 2 s) and on SIGHUP; the new policy must compile and pass
+its own Rego tests, or the old one stays (logged, audited, counted). SIGINT and
+SIGTERM stop the service: no new connections, up to 10 s for the requests in
+flight, then the sandbox and the audit log are closed. Asks cannot be shown to
+anyone: --approve deny (the default) or allow settles them in /v1/run.`,
+		Example: `  $ toolgate serve --socket $XDG_RUNTIME_DIR/toolgate.sock --workspace ./repo
+  $ toolgate serve --listen 127.0.0.1:8791 --policy builtin --policy ./team
+  $ curl -s --json '{"id":"1","name":"exec","arguments":{"command":"ls"}}' http://127.0.0.1:8791/v1/check`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), o, cmd.ErrOrStderr())
+		},
+	}
+	o.register(cmd)
+	o.audit.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.listen, "listen", "", "listen on the TCP address `ADDR` (host:port; an empty host is 127.0.0.1; loopback only unless --allow-remote)")
+	f.StringVar(&o.socket, "socket", "", "listen on a unix socket at `PATH` (mode 0600; a stale socket is replaced, the socket is removed on exit)")
+	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback (the API has no authentication: put an authenticating proxy in front)")
+	f.IntVar(&o.timeout, "timeout", int(tools.ExecTimeout/time.Second), "seconds an exec command may run before its sandbox is killed")
+	f.IntVar(&o.requestTimeout, "request-timeout", 0, "seconds one request may take (default: --timeout plus 60)")
+	f.IntVar(&o.maxRuns, "max-runs", serve.DefaultMaxRuns, "/v1/run requests executing at once; more wait")
+	f.StringVar(&o.sandbox, "sandbox", string(sandbox.ModeBwrap), "how exec runs: bwrap, or none (unsandboxed, trusted machines only)")
+	f.StringVar(&o.approve, "approve", string(runner.ApproveDeny), "what /v1/run does with ask decisions: deny or allow (a service has no terminal to prompt on)")
+	f.StringArrayVar(&o.pathAppend, "path-append", nil, "append `DIR` to PATH inside the sandbox; repeatable")
+	f.StringArrayVar(&o.env, "env", nil, "pass the host variable `NAME` into the sandbox besides the default allow-list; repeatable")
+	return cmd
+}
+
+func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if (o.listen == "") == (o.socket == "") {
+		return errors.New("give exactly one of --listen ADDR (loopback TCP) and --socket PATH")
+	}
+	if o.timeout <= 0 || o.timeout > 24*3600 {
+		return fmt.Errorf("--timeout must be between 1 and 86400 seconds, got %d", o.timeout)
+	}
+	reqTimeout := time.Duration(o.timeout+60) * time.Second
+	if o.requestTimeout != 0 {
+		if o.requestTimeout < 0 || o.requestTimeout > 24*3600 {
+			return fmt.Errorf("--request-timeout must be between 1 and 86400 seconds, got %d", o.requestTimeout)
+		}
+		reqTimeout = time.Duration(o.requestTimeout) * time.Second
+	}
+	if o.maxRuns < 1 {
+		return fmt.Errorf("--max-runs must be at least 1, got %d", o.maxRuns)
+	}
+	mode, err := sandbox.ParseMode(o.sandbox)
+	if err != nil {
+		return err
+	}
+	approve, err := runner.ParseApprove(o.approve)
+	if err != nil {
+		return err
+	}
+	if approve == runner.ApprovePrompt {
+		return errors.New("--approve prompt: a service has no terminal to ask on; use --approve deny or --approve allow")
+	}
+	g, err := o.gate(ctx)
+	if err != nil {
+		return err
+	}
+	// The listener comes before anything that must be cleaned up, so a
+	// refused address leaves nothing behind.
+	var ln net.Listener
+	where := ""
+	if o.socket != "" {
+		ln, err = serve.ListenUnix(o.socket)
+		where = "unix:" + o.socket
+	} else {
+		ln, err = serve.ListenTCP(o.listen, o.allowRemote)
+		if errors.Is(err, serve.ErrRemote) {
+			return fmt.Errorf("%v: the API has no authentication, and whoever reaches it can run commands; listen on 127.0.0.1 or use --socket, or pass --allow-remote behind an authenticating proxy", err)
+		}
+		if ln != nil {
+			where = "http://" + ln.Addr().String()
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	if o.allowRemote && !serve.IsLoopbackListener(ln) && o.socket == "" {
+		fmt.Fprintf(errOut, "toolgate: warning: --allow-remote: %s accepts connections from other machines, without authentication\n", ln.Addr())
+	}
+	env := append(append([]string{}, sandbox.DefaultEnv...), o.env...)
+	sb, err := sandbox.New(sandbox.Config{
+		Mode:       mode,
+		Workspace:  g.Workspace(),
+		Timeout:    time.Duration(o.timeout) * time.Second,
+		Env:        env,
+		PathAppend: o.pathAppend,
+		Mask:       runner.SandboxMasks(g.Policy().Config()),
+	})
+	if err != nil {
+		return err
+	}
+	if mode == sandbox.ModeNone {
+		fmt.Fprintln(errOut, "toolgate: warning: --sandbox=none: exec commands run on this host without a sandbox")
+	} else if err := sb.Check(ctx); err != nil {
+		fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", err)
+		var u *sandbox.Unavailable
+		if errors.As(err, &u) {
+			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
+		}
+	}
+	defer atExit(func() { sb.Close() })()
+	defer sb.Close()
+	files, err := tools.OpenWorkspace(g.Workspace())
+	if err != nil {
+		return err
+	}
+	defer files.Close()
+	au, closeLog, err := o.audit.open("serve", g, errOut)
+	if err != nil {
+		return err
+	}
+	defer atExit(func() { closeLog() })()
+	defer func() {
+		if cerr := closeLog(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing the audit log: %w", cerr)
+		}
+	}()
+	logLine := func(msg string) { fmt.Fprintln(errOut, "toolgate: "+msg) }
+	warn := func(msg string) { logLine("warning: " + msg) }
+	r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: approve, Audit: au, Warn: warn})
+	if err != nil {
+		return err
+	}
+	srv, err := serve.New(serve.Options{
+		Runner: r,
+		Audit:  au,
+		Load: func(ctx context.Context) (*gate.Gate, error) {
+			return o.gate(ctx)
+		},
+		Watch:          append(append([]string{}, o.policies...), o.data...),
+		RequestTimeout: reqTimeout,
+		MaxRuns:        o.maxRuns,
+		LocalOnly:      serve.IsLoopbackListener(ln),
+		Log:            logLine,
+	})
+	if err != nil {
+		return err
+	}
+	// A signal ends toolgate through the cleanups (signals.go); this one,
+	// registered last, runs first: the requests in flight finish before
+	// the sandbox and the audit log close.
+	defer atExit(func() { srv.Shutdown(shutdownGrace) })()
+	defer srv.Shutdown(shutdownGrace)
+	go func() {
+		select {
+		case <-ctx.Done():
+			srv.Shutdown(shutdownGrace)
+		case <-srv.Done():
+		}
+	}()
+	// SIGHUP reloads the policy instead of ending toolgate.
+	defer takeHangup()()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-hup:
+				srv.Reload(ctx, "SIGHUP")
+			case <-srv.Done():
+				return
+			}
+		}
+	}()
+	go srv.Watch(ctx, serve.DefaultWatchInterval)
+	logLine(fmt.Sprintf("serving on %s (workspace %s, policy %s)", where, g.Workspace(), g.PolicyDigest()))
+	if err := srv.Serve(ln); err != nil {
+		return err
+	}
+	logLine("stopped")
+	return nil
+}

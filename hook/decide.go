@@ -1,0 +1,187 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/runner"
+	"github.com/toolgate/toolgate/serve"
+)
+
+// DefaultSocketTimeout is how long the hook waits for a running service
+// before it decides in-process.
+const DefaultSocketTimeout = 2 * time.Second
+
+// Options configure Decide.
+type Options struct {
+	// Workspace is the workspace root; "" means the event's cwd.
+	Workspace string
+	// Socket is the unix socket of a running `toolgate serve --socket`;
+	// "" decides in-process at once.
+	Socket string
+	// SocketTimeout bounds the whole exchange with the service; default
+	// DefaultSocketTimeout.
+	SocketTimeout time.Duration
+	// Local decides the calls of line in-process for the workspace ws
+	// (absolute, symlinks resolved), when no service answered. Required.
+	Local func(ctx context.Context, ws string, line []byte) ([]gate.Result, error)
+	// Note receives what a user may want to know (the service did not
+	// answer, and why); nil discards it.
+	Note func(msg string)
+}
+
+// Decide answers one PreToolUse event read from the hook's stdin. An error
+// means no answer could be made; the caller must then block the call.
+func Decide(ctx context.Context, event []byte, o Options) (Answer, error) {
+	ev, err := ParseEvent(event)
+	if err != nil {
+		return Answer{}, err
+	}
+	ws, err := Workspace(o.Workspace, ev)
+	if err != nil {
+		return Answer{}, err
+	}
+	m, err := Map(ev, ws)
+	if err != nil {
+		return Answer{}, err
+	}
+	if m.Answer != nil {
+		return *m.Answer, nil
+	}
+	line, err := m.Line()
+	if err != nil {
+		return Answer{}, err
+	}
+	if o.Socket != "" && !m.External {
+		timeout := o.SocketTimeout
+		if timeout <= 0 {
+			timeout = DefaultSocketTimeout
+		}
+		rs, err := AskSocket(ctx, o.Socket, ws, line, timeout)
+		if err == nil {
+			return combine(rs, len(m.Calls)), nil
+		}
+		if o.Note != nil {
+			o.Note(fmt.Sprintf("the service at %s did not decide (%v); deciding here", o.Socket, err))
+		}
+	}
+	if o.Local == nil {
+		return Answer{}, errors.New("no way to decide in-process")
+	}
+	rs, err := o.Local(ctx, ws, line)
+	if err != nil {
+		return Answer{}, err
+	}
+	return combine(rs, len(m.Calls)), nil
+}
+
+// combine is Combine, and a deny when the decisions do not match the calls
+// one for one (the decoder gives a single deny for a line it refuses whole,
+// such as one over the size limit).
+func combine(rs []gate.Result, calls int) Answer {
+	a := Combine(rs)
+	if len(rs) != calls && a.Decision != "deny" {
+		return Deny(fmt.Sprintf("toolgate: %d decisions for %d calls, so the call is denied", len(rs), calls))
+	}
+	return a
+}
+
+// maxAnswer bounds the service's answer.
+const maxAnswer = 4 << 20
+
+// AskSocket posts line to /v1/check of the service listening on the unix
+// socket, saying which workspace it is for, and returns its results. Any
+// failure — no socket, no answer within timeout, another workspace (409),
+// an answer without well-formed results — is an error, and the caller
+// decides by other means.
+func AskSocket(ctx context.Context, socket, ws string, line []byte, timeout time.Duration) ([]gate.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+		DisableKeepAlives: true,
+	}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://localhost/v1/check", bytes.NewReader(line))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(serve.WorkspaceHeader, ws)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxAnswer {
+		return nil, errors.New("the answer is too large")
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		json.Unmarshal(body, &e)
+		if e.Error == "" {
+			e.Error = http.StatusText(resp.StatusCode)
+		}
+		return nil, fmt.Errorf("%d %s", resp.StatusCode, e.Error)
+	}
+	var out struct {
+		Results []gate.Result `json:"results"`
+	}
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("the answer is not JSON: %v", err)
+	}
+	if len(out.Results) == 0 {
+		return nil, errors.New("the answer holds no results")
+	}
+	for _, r := range out.Results {
+		switch r.Decision {
+		case "allow", "deny", "ask":
+		default:
+			return nil, fmt.Errorf("a result's decision is %q", r.Decision)
+		}
+	}
+	return out.Results, nil
+}
+
+// DecideLocal decides every call of line with r (each decision audited by
+// the runner) and returns the results in order; a call that cannot be
+// decoded is denied and recorded through au, the auditor r writes with.
+func DecideLocal(ctx context.Context, r *runner.Runner, au *runner.Auditor, line []byte) []gate.Result {
+	g := r.Gate()
+	ds := g.Calls(line, 1)
+	out := make([]gate.Result, 0, len(ds))
+	for _, d := range ds {
+		if d.Err != nil {
+			res := d.Denied()
+			if err := au.DecisionWith(g.PolicyDigest(), d.Call, res, "", ""); err != nil {
+				res.Reasons = append(res.Reasons, gate.Reason{Rule: runner.RuleAuditFailed,
+					Message: "the audit log could not be written (" + err.Error() + ")"})
+			}
+			out = append(out, res)
+			continue
+		}
+		if IsExternal(d.Call.Tool) {
+			out = append(out, r.DecideExternal(ctx, d.Call))
+			continue
+		}
+		out = append(out, r.Decide(ctx, d.Call))
+	}
+	return out
+}

@@ -12,6 +12,12 @@
 // progress (by token) and log messages pass through, and cancelling a call
 // cancels it upstream.
 //
+// An ask is put to the person behind the client by elicitation/create (a
+// yes/no) when the client declares elicitation; otherwise, or with
+// --approve deny/allow, it is settled as run settles it. Clients on the
+// 2026-07-28 protocol expect multi-round-trip input requests instead, which
+// toolgate does not send yet: their asks are denied with that reason.
+//
 // Not covered: the upstream's resources, prompts, sampling and elicitation
 // are not proxied; the upstream process itself is not sandboxed (only its
 // calls are judged); a path judged before the call can be swapped for a

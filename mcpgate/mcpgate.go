@@ -44,7 +44,7 @@ func NewServer(r *runner.Runner, version string) *mcp.Server {
 			if err := runner.CheckArgs(call, call.Args); err != nil {
 				return refused(call.ID, t.Name, err), nil
 			}
-			return result(r.Run(ctx, call)), nil
+			return result(r.Run(withElicitation(ctx, req.Session), call)), nil
 		})
 	}
 	return s
@@ -205,7 +205,7 @@ func (p *Proxy) handler(name string) mcp.ToolHandler {
 			defer p.progress.Delete(string(key))
 		}
 		var upstream *mcp.CallToolResult
-		rec, err := p.r.Forward(ctx, call, func(ctx context.Context, call gate.Call) (string, bool, error) {
+		rec, err := p.r.Forward(withElicitation(ctx, req.Session), call, func(ctx context.Context, call gate.Call) (string, bool, error) {
 			res, err := p.session.CallTool(ctx, &mcp.CallToolParams{Meta: req.Params.Meta, Name: name, Arguments: call.Args})
 			if err != nil {
 				return "", true, err

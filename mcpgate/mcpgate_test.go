@@ -63,6 +63,10 @@ type fixture struct {
 }
 
 func setup(t *testing.T, extraRego string) fixture {
+	return setupWith(t, extraRego, runner.ApproveDeny)
+}
+
+func setupWith(t *testing.T, extraRego string, approve runner.Approve) fixture {
 	t.Helper()
 	root := t.TempDir()
 	f := fixture{ws: filepath.Join(root, "ws"), home: filepath.Join(root, "home"), log: filepath.Join(root, "audit.jsonl")}
@@ -96,7 +100,7 @@ func setup(t *testing.T, extraRego string) fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	f.r, err = runner.New(runner.Options{Gate: g, Sandbox: f.sb, Files: files, Approve: runner.ApproveDeny,
+	f.r, err = runner.New(runner.Options{Gate: g, Sandbox: f.sb, Files: files, Approve: approve,
 		Audit: &runner.Auditor{Log: l, Source: "mcp", Mask: audit.DefaultMask}})
 	if err != nil {
 		t.Fatal(err)
@@ -234,5 +238,41 @@ func TestProxyGatesAnUpstreamServer(t *testing.T) {
 	}
 	if res := audit.Verify([]string{f.log}, audit.VerifyOptions{}); res.Problem != nil || res.Decisions < 6 || res.Outcomes < 3 {
 		t.Errorf("audit: %+v %v", res, res.Problem)
+	}
+}
+
+func TestAsksGoToTheClientByElicitation(t *testing.T) {
+	f := setupWith(t, "", runner.ApprovePrompt)
+	if err := f.sb.Check(context.Background()); err != nil {
+		t.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	for _, approve := range []bool{true, false} {
+		var asked string
+		client := mcp.NewClient(&mcp.Implementation{Name: "elicit-client", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked = req.Params.Message
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": approve}}, nil
+			},
+		})
+		ct, st := mcp.NewInMemoryTransports()
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { _ = NewServer(f.r, "test").Run(ctx, st) }()
+		// Elicitation inside a request is how 2025 clients are asked; the
+		// 2026-07-28 protocol moves it to multi-round-trip results, which
+		// toolgate does not speak yet (the ask is then denied, saying so).
+		cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := call(t, cs, "exec", map[string]any{"command": "git clean -fdx"})
+		if !strings.Contains(asked, "git clean -fdx") || !strings.Contains(asked, "ask.git_destructive") {
+			t.Errorf("elicitation message: %q", asked)
+		}
+		decision, _ := r.Meta["toolgate/decision"].(string)
+		if approve && decision != "allow" || !approve && (decision != "deny" || !strings.Contains(text(r), "the user declined")) {
+			t.Errorf("approve=%v: %s %q", approve, decision, text(r))
+		}
+		cs.Close()
+		cancel()
 	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -33,6 +34,20 @@ type Prompter interface {
 	// Note tells the person something (an edit that failed, the new
 	// decision).
 	Note(msg string)
+}
+
+type prompterKey struct{}
+
+// WithPrompter returns a context whose asks are put to p rather than to the
+// runner's prompter: a front end with its own person to ask (an MCP client
+// that supports elicitation) sets it per request.
+func WithPrompter(ctx context.Context, p Prompter) context.Context {
+	return context.WithValue(ctx, prompterKey{}, p)
+}
+
+func prompterFrom(ctx context.Context) Prompter {
+	p, _ := ctx.Value(prompterKey{}).(Prompter)
+	return p
 }
 
 // Terminal prompts on a terminal: in reads answers, out shows the call.

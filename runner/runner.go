@@ -317,7 +317,10 @@ func (r *Runner) decideWith(ctx context.Context, call gate.Call, decideFn func(c
 	}
 	r.promptMu.Lock()
 	defer r.promptMu.Unlock()
-	p := r.o.Prompter
+	p := prompterFrom(ctx)
+	if p == nil {
+		p = r.o.Prompter
+	}
 	if p == nil {
 		p = terminal()
 	}

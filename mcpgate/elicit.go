@@ -47,7 +47,7 @@ func (e *elicitor) Ask(call gate.Call, reasons []gate.Reason) (runner.Answer, er
 	}
 	msg := fmt.Sprintf("toolgate: the policy asks before this call runs.\n\ntool: %s\narguments: %s\n\n%s\n\nAllow it?", call.Tool, args, strings.Join(why, "\n"))
 	res, err := e.session.Elicit(e.ctx, &mcp.ElicitParams{
-		Message: msg,
+		Message:         msg,
 		RequestedSchema: json.RawMessage(`{"type":"object","properties":{"approve":{"type":"boolean","title":"Allow this call","description":"true runs the call once; false refuses it"}},"required":["approve"]}`),
 	})
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/toolgate/toolgate/parser"
 )
 
@@ -44,6 +46,19 @@ var contentKeys = map[string]bool{
 	"description": true, "value": true, "comment": true, "title": true, "regex": true,
 }
 
+// CodeNotNFC denies a path that is not in Unicode normal form C: servers
+// such as the reference filesystem server match path components by their
+// NFC form, so "\u212afg" (a Kelvin sign) reaches a "Kfg" symlink that the
+// gate, looking for the name as written, never saw.
+const CodeNotNFC = "gate.path_not_normalized"
+
+// CodeTooDeep denies arguments nested deeper than toolgate looks for paths.
+const CodeTooDeep = "gate.args_too_deep"
+
+// maxArgDepth bounds how deep externalArgs looks; deeper arguments are
+// denied rather than left unread.
+const maxArgDepth = 16
+
 // CodeRelativePath denies a relative path in an upstream tool's arguments:
 // toolgate cannot know what the upstream server resolves it against (the
 // reference filesystem server resolves it against its first allowed
@@ -51,7 +66,7 @@ var contentKeys = map[string]bool{
 const CodeRelativePath = "gate.relative_path"
 
 // commandKeys are argument names whose string values are shell commands.
-var commandKeys = map[string]bool{"command": true, "cmd": true, "script": true, "shell_command": true}
+var commandKeys = map[string]bool{"command": true, "cmd": true, "script": true, "shell_command": true, "shell": true, "commandline": true, "command_line": true, "bash": true}
 
 // verbs map the first word of a tool name to the access its paths get.
 var verbs = map[string]string{
@@ -67,15 +82,22 @@ var verbs = map[string]string{
 }
 
 // toolVerb is the access a tool's name implies: its first word that is a
-// known verb ("read_text_file" → read, "fs.writeFile" → write); read when
-// none is.
+// known verb ("read_text_file" → read, "fs.writeFile" → write), after the
+// mcp__<server>__ prefix of a Claude Code MCP tool (a server called "open"
+// must not make its tools readers). A name with no known verb gets write:
+// its paths must then be writable, which is the stricter reading.
 func toolVerb(name string) string {
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		if i := strings.Index(rest, "__"); i >= 0 {
+			name = rest[i+2:]
+		}
+	}
 	for _, w := range nameWords(name) {
 		if a, ok := verbs[w]; ok {
 			return a
 		}
 	}
-	return "read"
+	return "write"
 }
 
 // nameWords splits a tool name at _ - . / and lower-to-upper case changes.
@@ -93,7 +115,7 @@ func nameWords(name string) []string {
 		switch {
 		case r == '_' || r == '-' || r == '.' || r == '/' || r == ' ' || r == ':':
 			flush()
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
+		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
 			flush()
 			cur = append(cur, r)
 		default:
@@ -106,7 +128,7 @@ func nameWords(name string) []string {
 }
 
 // externalArgs finds the paths and shell commands in a call's arguments.
-func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, commands, relative []string) {
+func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, commands, relative []string, tooDeep bool) {
 	access := toolVerb(tool)
 	isMove := false
 	for _, w := range nameWords(tool) {
@@ -116,7 +138,8 @@ func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, com
 	}
 	var walk func(key string, v any, depth int)
 	walk = func(key string, v any, depth int) {
-		if depth > 8 {
+		if depth > maxArgDepth {
+			tooDeep = true
 			return
 		}
 		switch x := v.(type) {
@@ -129,7 +152,14 @@ func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, com
 			if contentKeys[k] || x == "" {
 				return
 			}
-			if !pathKeys[k] && !looksAbsolute(x) {
+			// "--file=/x" names a path after its "=".
+			if strings.HasPrefix(x, "-") {
+				if _, val, ok := strings.Cut(x, "="); ok {
+					x = val
+				}
+			}
+			x = fileURI(x)
+			if !pathKeys[k] && !looksAbsolute(x) && !climbs(x) {
 				return
 			}
 			if !looksAbsolute(x) {
@@ -143,8 +173,19 @@ func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, com
 			case access == "write" && (k == "source" || k == "src" || k == "from"):
 				a = "read" // copy_file(source, destination)
 			}
-			paths = append(paths, parser.PathArg{Raw: strings.TrimPrefix(x, "file://"), Access: a, Glob: strings.ContainsAny(x, "*?[")})
+			paths = append(paths, parser.PathArg{Raw: x, Access: a, Glob: strings.ContainsAny(x, "*?[")})
 		case []any:
+			if commandKeys[strings.ToLower(key)] {
+				// ["cat", "/etc/shadow"]: an argv, analysed as one command
+				var words []string
+				for _, e := range x {
+					if w, ok := e.(string); ok {
+						words = append(words, shellQuote(w))
+					}
+				}
+				commands = append(commands, strings.Join(words, " "))
+				return
+			}
 			for _, e := range x {
 				walk(key, e, depth+1)
 			}
@@ -160,16 +201,41 @@ func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, com
 		}
 	}
 	walk("", args, 0)
-	return paths, commands, relative
+	return paths, commands, relative, tooDeep
 }
 
-// looksAbsolute says whether s is a path by its form: absolute, "~", or a
-// file:// URI, with no line breaks.
+// looksAbsolute says whether s is a path by its form: absolute or "~",
+// with no line breaks.
 func looksAbsolute(s string) bool {
 	if strings.ContainsAny(s, "\n\r") || len(s) > 4096 {
 		return false
 	}
-	return strings.HasPrefix(s, "/") || s == "~" || strings.HasPrefix(s, "~/") || strings.HasPrefix(s, "file:///")
+	return strings.HasPrefix(s, "/") || s == "~" || strings.HasPrefix(s, "~/")
+}
+
+// climbs says whether s is a relative path that goes up ("../x").
+func climbs(s string) bool {
+	return !strings.ContainsAny(s, "\n\r") && (s == ".." || strings.HasPrefix(s, "../") || strings.Contains(s, "/../"))
+}
+
+// fileURI turns a file URI (file:///p, file://localhost/p, file:/p) into its
+// path; other strings are returned as they are.
+func fileURI(s string) string {
+	low := strings.ToLower(s)
+	switch {
+	case strings.HasPrefix(low, "file://localhost/"):
+		return s[len("file://localhost"):]
+	case strings.HasPrefix(low, "file:///"):
+		return s[len("file://"):]
+	case strings.HasPrefix(low, "file:/"):
+		return s[len("file:"):]
+	}
+	return s
+}
+
+// shellQuote quotes a word for the shell analyser.
+func shellQuote(w string) string {
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
 
 // DecideExternal judges a call to a tool of an upstream MCP server. It never
@@ -199,7 +265,15 @@ func (g *Gate) DecideExternal(ctx context.Context, c Call) (res Result) {
 	}
 	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home}
 	opts := parser.Options{Workspace: g.ws, Home: g.home}
-	paths, commands, relative := externalArgs(c.Tool, args)
+	paths, commands, relative, tooDeep := externalArgs(c.Tool, args)
+	if tooDeep {
+		return deny(c.ID, c.Tool, CodeTooDeep, fmt.Sprintf("%s's arguments are nested deeper than %d levels, where toolgate stops looking for paths; flatten them", c.Tool, maxArgDepth))
+	}
+	for _, p := range paths {
+		if !norm.NFC.IsNormalString(p.Raw) {
+			return deny(c.ID, c.Tool, CodeNotNFC, fmt.Sprintf("%s got the path %q, which is not in Unicode normal form (NFC); servers match such names to other files than toolgate sees, so spell the path exactly as it is on disk", c.Tool, p.Raw))
+		}
+	}
 	if len(relative) > 0 {
 		return deny(c.ID, c.Tool, CodeRelativePath, fmt.Sprintf("%s got the relative path %q; toolgate cannot know what the upstream server resolves it against, so pass an absolute path inside the workspace (%s)", c.Tool, relative[0], g.ws))
 	}

@@ -12,7 +12,8 @@ func TestToolVerb(t *testing.T) {
 	for name, want := range map[string]string{
 		"read_text_file": "read", "list_directory": "read", "getFileInfo": "read", "search_files": "read",
 		"write_file": "write", "edit_file": "write", "createDirectory": "write", "move_file": "write",
-		"delete_file": "delete", "fs.remove": "delete", "frobnicate": "read",
+		"delete_file": "delete", "fs.remove": "delete", "frobnicate": "write",
+		"mcp__open__write_file": "write", "mcp__search__delete_file": "delete", "mcp__fs__WRITEFILE": "write",
 	} {
 		if got := toolVerb(name); got != want {
 			t.Errorf("%s: %s, want %s", name, got, want)
@@ -47,6 +48,15 @@ func TestDecideExternal(t *testing.T) {
 		{"list_allowed_directories", `{}`, "allow", ""},
 		{"run_command", `{"command":"rm -rf ~"}`, "deny", "destroy.root"},
 		{"anything", `[1,2]`, "deny", CodeInvalidArgs},
+		{"read_text_file", `{"path":"` + ws + `/\u212aink/x"}`, "deny", CodeNotNFC},
+		{"read_text_file", `{"uri":"file://localhost` + home + `/.ssh/id_rsa"}`, "deny", "secrets.access"},
+		{"read_text_file", `{"url":"file:` + home + `/.ssh/id_rsa"}`, "deny", "secrets.access"},
+		{"tool", `{"args":["--file=` + home + `/.ssh/id_rsa"]}`, "deny", "secrets.access"},
+		{"tool", `{"target_file":"../home/.ssh/id_rsa"}`, "deny", CodeRelativePath},
+		{"tool", `{"cmd":["cat","` + home + `/.ssh/id_rsa"]}`, "deny", "secrets.access"},
+		{"tool", `{"shell":"cat ~/.ssh/id_rsa"}`, "deny", "secrets.access"},
+		{"tool", `{"a":{"b":{"c":{"d":{"e":{"f":{"g":{"h":{"i":{"j":{"k":{"l":{"m":{"n":{"o":{"p":{"q":{"r":"x"}}}}}}}}}}}}}}}}}}`, "deny", CodeTooDeep},
+		{"mcp__open__write_file", `{"path":"` + ws + `/.git/hooks/pre-commit"}`, "deny", ""},
 		{"anything", `{"path":"` + ws + `/a\u0000"}`, "deny", CodeDecodeNUL},
 	}
 	for _, c := range cases {

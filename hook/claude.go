@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -69,14 +70,10 @@ func Workspace(dir string, ev Event) (string, error) {
 		dir = os.Getenv(ProjectDirEnv)
 	}
 	if dir == "" {
-		dir = ev.Cwd
-	}
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("workspace: %w", err)
-		}
-		dir = wd
+		// The event's cwd follows the agent's cd: a workspace taken from
+		// it would move wherever the agent went, /tmp or the home
+		// directory included. Refuse instead.
+		return "", fmt.Errorf("no workspace: pass --workspace DIR or run under Claude Code, which sets %s", ProjectDirEnv)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -385,6 +382,13 @@ func (m *mapper) rel(p string) string {
 }
 
 func decode(in json.RawMessage, v any) error {
+	// encoding/json matches keys without regard to case and keeps the last
+	// of duplicates, so {"file_path": secret, "File_Path": "a.txt"} would be
+	// judged as a.txt while the tool reads the secret. Keys must be unique
+	// and spelled exactly as the struct's tags.
+	if err := exactKeys(in, v); err != nil {
+		return err
+	}
 	return json.Unmarshal(in, v)
 }
 
@@ -587,6 +591,56 @@ func (m *mapper) ls(in json.RawMessage) error {
 	for _, b := range m.bases(a.Path) {
 		if err := m.add("list_dir", "path", m.rel(b)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// exactKeys checks that the object in has no two keys that are equal
+// without regard to case, and that every key matching one of v's json tags
+// without regard to case matches it exactly.
+func exactKeys(in json.RawMessage, v any) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(in, &obj); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	if _, err := dec.Token(); err != nil {
+		return err
+	}
+	seen := map[string]string{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		k, _ := t.(string)
+		low := strings.ToLower(k)
+		if prev, ok := seen[low]; ok {
+			return fmt.Errorf("the keys %q and %q name the same field", prev, k)
+		}
+		seen[low] = k
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	tags := map[string]string{}
+	rt := reflect.TypeOf(v)
+	for rt != nil && rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	if rt != nil && rt.Kind() == reflect.Struct {
+		for i := 0; i < rt.NumField(); i++ {
+			name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				tags[strings.ToLower(name)] = name
+			}
+		}
+	}
+	for low, k := range seen {
+		if tag, ok := tags[low]; ok && tag != k {
+			return fmt.Errorf("the key %q must be spelled %q", k, tag)
 		}
 	}
 	return nil

@@ -178,7 +178,22 @@ func DecideLocal(ctx context.Context, r *runner.Runner, au *runner.Auditor, line
 			continue
 		}
 		if IsExternal(d.Call.Tool) {
-			out = append(out, r.DecideExternal(ctx, d.Call))
+			res := g.DecideExternal(ctx, d.Call)
+			if res.Decision == "allow" && res.Input != nil && res.Input.Facts != nil &&
+				len(res.Input.Facts.Paths) == 0 && len(res.Input.Facts.Commands) == 0 {
+				// Nothing in the arguments tells toolgate what the tool
+				// touches (a fetch, an issue tracker): an allow here would
+				// skip Claude Code's own prompt on toolgate's say-so.
+				res.Decision = "ask"
+				res.Reasons = append(res.Reasons, gate.Reason{Rule: "toolgate.no_policy",
+					Message: d.Call.Tool + "'s arguments name no path and no command, so toolgate cannot judge what it does; approve it yourself"})
+			}
+			if err := au.DecisionWith(g.PolicyDigest(), d.Call, res, "", ""); err != nil {
+				res.Decision = "deny"
+				res.Reasons = append(res.Reasons, gate.Reason{Rule: runner.RuleAuditFailed,
+					Message: "the audit log could not be written (" + err.Error() + ")"})
+			}
+			out = append(out, res)
 			continue
 		}
 		out = append(out, r.Decide(ctx, d.Call))

@@ -131,7 +131,7 @@ func TestRecordedPayloads(t *testing.T) {
 		{"ls.json", "allow", echo("list_dir", `{"path":"."}`)},
 		{"webfetch.json", "ask", "toolgate.no_policy: WebFetch reaches the network, and toolgate has no policy input for it; approve it yourself"},
 		{"websearch.json", "ask", "toolgate.no_policy: WebSearch reaches the network, and toolgate has no policy input for it; approve it yourself"},
-		{"mcp.json", "allow", `test.echo: mcp__github__create_issue {"body":"Security headers are missing.","owner":"acme","repo":"webapp","title":"Add helmet"}`},
+		{"mcp.json", "ask", `test.echo: mcp__github__create_issue {"body":"Security headers are missing.","owner":"acme","repo":"webapp","title":"Add helmet"}; toolgate.no_policy: mcp__github__create_issue's arguments name no path and no command, so toolgate cannot judge what it does; approve it yourself`},
 		{"todowrite.json", "allow", "toolgate: TodoWrite reads no file, writes none and runs no command"},
 	}
 	for _, c := range cases {
@@ -417,13 +417,14 @@ func TestWorkspaceFlagAndCwd(t *testing.T) {
 	if err != nil || ws != e.ws {
 		t.Fatalf("%s %v", ws, err)
 	}
-	// Without it, Claude Code's project directory; without that, the cwd.
+	// Without it, Claude Code's project directory; without that, no
+	// workspace at all: the event's cwd follows the agent's cd.
 	if ws, _ := Workspace("", ev); ws != e.ws {
 		t.Errorf("from $%s: %s", ProjectDirEnv, ws)
 	}
 	t.Setenv(ProjectDirEnv, "")
-	if ws, _ := Workspace("", ev); ws != filepath.Join(e.ws, "src") {
-		t.Errorf("from cwd: %s", ws)
+	if ws, err := Workspace("", ev); err == nil {
+		t.Errorf("a workspace taken from the cwd: %s", ws)
 	}
 	// A symlinked workspace resolves to the real directory.
 	link := filepath.Join(t.TempDir(), "link")

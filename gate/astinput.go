@@ -18,7 +18,7 @@ func str(s string) *ast.Term { return ast.StringTerm(s) }
 // for every call.
 var keyTerms = func() map[string]*ast.Term {
 	m := map[string]*ast.Term{}
-	for _, k := range []string{"abs", "access", "args", "argv", "assigns", "cmd", "code", "command", "commands", "context", "cwd", "depth", "dynamic", "env", "exists", "fd", "flags", "forks", "functions", "glob", "groups", "home", "in_workspace", "kind", "message", "name", "names", "op", "parse_error", "path", "paths", "pipelines", "present", "raw", "real", "recursive", "redirects", "role", "scripts", "sensitive", "sensitive_match", "stdin", "stdin_from", "subcommand", "text", "tool", "uploads", "value", "version", "workspace", "wrappers", "writes", "zone", "zones"} {
+	for _, k := range []string{"abs", "access", "args", "argv", "assigns", "cmd", "code", "command", "commands", "context", "cwd", "depth", "dynamic", "env", "exists", "fd", "flags", "forks", "functions", "glob", "groups", "home", "in_workspace", "kind", "message", "name", "names", "op", "parse_error", "path", "paths", "pipelines", "present", "raw", "real", "recursive", "redirects", "role", "sandboxed", "scripts", "sensitive", "sensitive_match", "stdin", "stdin_from", "subcommand", "text", "tool", "uploads", "value", "version", "workspace", "wrappers", "writes", "zone", "zones"} {
 		m[k] = ast.StringTerm(k)
 	}
 	return m
@@ -137,6 +137,7 @@ func inputValue(in *Input) (ast.Value, error) {
 		item("present", ast.ObjectTerm(present...)),
 		item("version", num(in.Version)), item("tool", str(in.Tool)), item("args", ast.NewTerm(args)),
 		item("workspace", str(in.Workspace)), item("cwd", str(in.Cwd)), item("home", str(in.Home)),
+		item("sandboxed", boolean(in.Sandboxed)),
 		item("commands", ast.ArrayTerm(cmds...)), item("pipelines", ast.ArrayTerm(pipes...)),
 		item("redirects", ast.ArrayTerm(reds...)), item("paths", ast.ArrayTerm(paths...)),
 		item("dynamic", ast.ArrayTerm(dyn...)), item("functions", ast.ArrayTerm(fns...)),

@@ -8,6 +8,11 @@ type Call struct {
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
 	Format string          `json:"format"` // native | openai | anthropic | mcp
+	// Unsandboxed marks a call that will run outside toolgate's sandbox
+	// (a Claude Code hook answers for a command Claude Code runs on the
+	// host); the policy then sees input.sandboxed false. Never decoded from
+	// input: only a front end sets it.
+	Unsandboxed bool `json:"-"`
 }
 
 // Reason is one rule that contributed to a decision.

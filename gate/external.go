@@ -263,7 +263,7 @@ func (g *Gate) DecideExternal(ctx context.Context, c Call) (res Result) {
 	if bytes.IndexByte(c.Args, 0) >= 0 || bytes.Contains(c.Args, []byte(`\u0000`)) {
 		return deny(c.ID, c.Tool, CodeDecodeNUL, "arguments hold a NUL byte")
 	}
-	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home}
+	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home, Sandboxed: !c.Unsandboxed}
 	opts := parser.Options{Workspace: g.ws, Home: g.home}
 	paths, commands, relative, tooDeep := externalArgs(c.Tool, args)
 	if tooDeep {

@@ -52,6 +52,10 @@ type Input struct {
 	Workspace string          `json:"workspace"`
 	Cwd       string          `json:"cwd"`
 	Home      string          `json:"home"`
+	// Sandboxed says whether the call runs inside toolgate's sandbox (run,
+	// mcp, serve's /v1/run — and check, which assumes it). False for a
+	// hook answering for a tool the agent runs on the host.
+	Sandboxed bool `json:"sandboxed"`
 	*parser.Facts
 	// Present indexes the facts (parser.Present); rules open with a look-up
 	// in it so OPA skips those that cannot apply.
@@ -230,7 +234,7 @@ func toolNames() string {
 
 // input builds the policy's input document for a call.
 func (g *Gate) input(c Call) (*Input, error) {
-	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home}
+	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home, Sandboxed: !c.Unsandboxed}
 	opts := parser.Options{Workspace: g.ws, Home: g.home}
 	var args map[string]any
 	d := json.NewDecoder(bytes.NewReader(c.Args))

@@ -119,6 +119,7 @@ func AskSocket(ctx context.Context, socket, ws string, line []byte, timeout time
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(serve.WorkspaceHeader, ws)
+	req.Header.Set(serve.UnsandboxedHeader, "1")
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
 		return nil, err
@@ -168,6 +169,9 @@ func DecideLocal(ctx context.Context, r *runner.Runner, au *runner.Auditor, line
 	ds := g.Calls(line, 1)
 	out := make([]gate.Result, 0, len(ds))
 	for _, d := range ds {
+		// Claude Code runs the tool itself, on the host: no sandbox
+		// contains what the policy leaves to one.
+		d.Call.Unsandboxed = true
 		if d.Err != nil {
 			res := d.Denied()
 			if err := au.DecisionWith(g.PolicyDigest(), d.Call, res, "", ""); err != nil {

@@ -217,3 +217,12 @@ listener(c) if {
 	"busybox" in c.wrappers
 	c.name in {"httpd", "nc", "telnetd", "ftpd", "tftpd", "udhcpd"}
 }
+
+# Outside the sandbox (a hook answering for the agent's own shell) nothing
+# contains what toolgate cannot read: inline interpreter code and scripts
+# run by a shell or an interpreter.
+ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code toolgate does not analyse (a script or inline code), and no sandbox contains it here; a person must approve", [c.name])} if {
+	not sandboxed
+	some c in commands
+	code_runner(c.name)
+}

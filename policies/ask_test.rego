@@ -195,3 +195,17 @@ test_ask_git_destructive_not_for_git_clean_without_x if {
 	rules(doc) == set()
 	verdict(doc) == "allow"
 }
+
+test_unsandboxed_inline_code_asks if {
+	doc := object.union(exec_call("python3 -c 'print(1)'", [cmd(["python3", "-c", "print(1)"])], []), {"sandboxed": false})
+	d := decision(doc)
+	d.decision == "ask"
+	some r in d.reasons
+	r.rule == "ask.unsandboxed_code"
+}
+
+test_sandboxed_inline_code_is_left_to_the_sandbox if {
+	doc := object.union(exec_call("python3 -c 'print(1)'", [cmd(["python3", "-c", "print(1)"])], []), {"sandboxed": true})
+	d := decision(doc)
+	d.decision == "allow"
+}

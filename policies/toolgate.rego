@@ -182,16 +182,31 @@ readable_zones := {"workspace_root", "workspace", "system", "dev_safe", "tmp", "
 # file tools are workspace tools: read_file ../../etc/passwd is traversal
 else := {"workspace_root", "workspace"}
 
-writable_zones := {"workspace_root", "workspace", "tmp_root", "tmp", "dev_safe"} if is_exec
+# /tmp is the sandbox's private /tmp; a command that runs outside the
+# sandbox (input.sandboxed false: a hook answering for the agent's own
+# shell) would write the host's /tmp, shared with every other program.
+writable_zones := {"workspace_root", "workspace", "tmp_root", "tmp", "dev_safe"} if {
+	is_exec
+	sandboxed
+} else := {"workspace_root", "workspace", "dev_safe"} if is_exec
 
 # file tools write files, never the workspace directory itself
 else := {"workspace"}
 
-deletable_zones := {"workspace", "tmp"} if is_exec
+deletable_zones := {"workspace", "tmp"} if {
+	is_exec
+	sandboxed
+} else := {"workspace"}
 
-else := {"workspace"}
+cwd_zones := {"workspace_root", "workspace", "tmp_root", "tmp"} if sandboxed
 
-cwd_zones := {"workspace_root", "workspace", "tmp_root", "tmp"}
+else := {"workspace_root", "workspace"}
+
+# sandboxed: the call runs inside toolgate's sandbox (absent in older
+# inputs: assumed).
+default sandboxed := true
+
+sandboxed := false if input.sandboxed == false
 
 default restrict := true
 

@@ -51,7 +51,10 @@ guessed_missing(p) if {
 	not p.glob
 }
 
-scratch_hint := " (or /tmp for scratch files)" if is_exec
+scratch_hint := " (or /tmp for scratch files)" if {
+	is_exec
+	sandboxed
+}
 
 else := ""
 

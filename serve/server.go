@@ -32,6 +32,11 @@ const (
 // wrong root.
 const WorkspaceHeader = "X-Toolgate-Workspace"
 
+// UnsandboxedHeader, set to 1 on /v1/check, says the calls will run outside
+// toolgate's sandbox (a Claude Code hook asking for the agent's own shell):
+// the policy sees input.sandboxed false.
+const UnsandboxedHeader = "X-Toolgate-Unsandboxed"
+
 // Options configure a Server.
 type Options struct {
 	// Runner decides and runs the calls; Reload swaps its gate. Required.
@@ -288,7 +293,9 @@ func (s *Server) check(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	n := int(s.seq.Add(1))
 	ds := g.Calls(body, n)
 	results := make([]gate.Result, 0, len(ds))
+	unsandboxed := r.Header.Get(UnsandboxedHeader) == "1"
 	for _, d := range ds {
+		d.Call.Unsandboxed = unsandboxed
 		var res gate.Result
 		if d.Err != nil {
 			res = d.Denied()

@@ -74,9 +74,15 @@
 // renameat over the name (which replaces a symlink there rather than
 // writing through it), fsync of the directory. An existing file keeps its
 // permission bits; an edit through a symlink replaces the link with the
-// edited file. Writing or editing a file in a .git/hooks directory or a
-// .git/config file is refused, by name and by where the directory really
-// is, so links to them and linked or bare git directories are caught too.
+// edited file. Writing or editing a file in a .git/hooks directory, a
+// .git/config, commondir or config.worktree file, or a file named .git is
+// refused, by name and by where the directory really is, so links to them
+// and linked or bare git directories are caught too; so is the write that
+// would give a directory HEAD, objects and refs together.
+//
+// exec itself runs in package sandbox; FormatExec writes what it did in the
+// seed's shape (stdout, "STDERR:", "Exit code: N", the head-and-tail cut,
+// the timeout string) and Blocked the refusal strings.
 // No tool blocks on a FIFO, and read_file, edit_file and list_dir look at a
 // path (O_PATH and fstat) before they open it, so they never open a device.
 //

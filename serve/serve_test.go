@@ -163,13 +163,16 @@ func start(t *testing.T, s setup) *fixture {
 	served := make(chan error, 1)
 	go func() { served <- f.srv.Serve(ln) }()
 	t.Cleanup(func() {
-		f.srv.Shutdown(5 * time.Second)
+		// net/http keeps a connection the client dialled but never used
+		// (it happens under concurrent load) for 5 s before Shutdown may
+		// close it, so the grace must be longer than that.
+		f.srv.Shutdown(10 * time.Second)
 		select {
 		case err := <-served:
 			if err != nil && !f.cutOK {
 				t.Errorf("Serve: %v", err)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(20 * time.Second):
 			t.Error("Serve did not return after Shutdown")
 		}
 	})

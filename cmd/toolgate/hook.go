@@ -120,32 +120,19 @@ func runHookClaude(ctx context.Context, o *hookOptions, in io.Reader, out, errOu
 		}
 		// Nothing runs here (Claude Code runs the tool); the runner wants
 		// a sandbox all the same.
-		sb, err := sandbox.New(sandbox.Config{Mode: sandbox.ModeNone, Workspace: g.Workspace()})
+		x := execFlags{audit: o.audit, timeout: int(tools.ExecTimeout.Seconds())}
+		st, err := x.openStack(ctx, g, sandbox.ModeNone, runner.ApproveDeny, "hook", false, errOut)
 		if err != nil {
 			return nil, err
 		}
-		defer sb.Close()
-		files, err := tools.OpenWorkspace(g.Workspace())
-		if err != nil {
-			return nil, err
-		}
-		defer files.Close()
-		au, closeLog, err := o.audit.open("hook", g, errOut)
-		if err != nil {
-			return nil, err
-		}
-		defer atExit(func() { closeLog() })()
 		defer func() {
 			// The decisions are on disk already; a failed close (its
 			// checkpoint) is worth a warning, not a blocked call.
-			if cerr := closeLog(); cerr != nil {
-				fmt.Fprintf(errOut, "toolgate: warning: closing the audit log: %v\n", cerr)
+			if cerr := st.close(); cerr != nil {
+				fmt.Fprintf(errOut, "toolgate: warning: %v\n", cerr)
 			}
 		}()
-		r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: runner.ApproveDeny, Audit: au})
-		if err != nil {
-			return nil, err
-		}
+		r, au := st.r, st.au
 		return hook.DecideLocal(ctx, r, au, line), nil
 	}
 	ans, err := hook.Decide(ctx, b, hook.Options{

@@ -7,15 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/toolgate/toolgate/mcpgate"
 	"github.com/toolgate/toolgate/runner"
-	"github.com/toolgate/toolgate/sandbox"
-	"github.com/toolgate/toolgate/tools"
 )
 
 // version names this build to MCP peers.
@@ -23,10 +20,7 @@ const version = "0.4.0"
 
 type mcpOptions struct {
 	common
-	audit    auditFlags
-	timeout  int
-	sandbox  string
-	approve  string
+	execFlags
 	upstream bool
 }
 
@@ -59,13 +53,9 @@ errors, progress and log messages pass through.`,
 			return runMCP(cmd.Context(), o, args, cmd.ErrOrStderr())
 		},
 	}
-	o.register(cmd)
-	o.audit.register(cmd)
-	f := cmd.Flags()
-	f.IntVar(&o.timeout, "timeout", int(tools.ExecTimeout/time.Second), "seconds an exec command may run before its sandbox is killed")
-	f.StringVar(&o.sandbox, "sandbox", string(sandbox.ModeBwrap), "how exec runs: bwrap, or none (unsandboxed, trusted machines only)")
-	f.StringVar(&o.approve, "approve", string(runner.ApprovePrompt), "ask decisions: prompt (on /dev/tty; deny without one), deny or allow")
-	f.BoolVar(&o.upstream, "upstream", false, "gate the MCP server started by the command after --")
+	o.common.register(cmd)
+	o.execFlags.register(cmd, string(runner.ApprovePrompt), "ask decisions: an elicitation when the client supports it, else prompt (on /dev/tty; deny without one), deny or allow")
+	cmd.Flags().BoolVar(&o.upstream, "upstream", false, "gate the MCP server started by the command after --")
 	return cmd
 }
 
@@ -73,14 +63,7 @@ func runMCP(ctx context.Context, o *mcpOptions, upstream []string, errOut io.Wri
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.timeout <= 0 || o.timeout > 24*3600 {
-		return fmt.Errorf("--timeout must be between 1 and 86400 seconds, got %d", o.timeout)
-	}
-	mode, err := sandbox.ParseMode(o.sandbox)
-	if err != nil {
-		return err
-	}
-	approve, err := runner.ParseApprove(o.approve)
+	mode, approve, err := o.settings()
 	if err != nil {
 		return err
 	}
@@ -88,42 +71,18 @@ func runMCP(ctx context.Context, o *mcpOptions, upstream []string, errOut io.Wri
 	if err != nil {
 		return err
 	}
-	sb, err := sandbox.New(sandbox.Config{
-		Mode: mode, Workspace: g.Workspace(), Timeout: time.Duration(o.timeout) * time.Second,
-		Mask: runner.SandboxMasks(g.Policy().Config()),
-	})
+	st, err := o.openStack(ctx, g, mode, approve, "mcp", len(upstream) == 0, errOut)
 	if err != nil {
 		return err
 	}
-	defer atExit(func() { sb.Close() })()
-	defer sb.Close()
-	files, err := tools.OpenWorkspace(g.Workspace())
-	if err != nil {
-		return err
-	}
-	defer files.Close()
-	au, closeLog, err := o.audit.open("mcp", g, errOut)
-	if err != nil {
-		return err
-	}
-	defer atExit(func() { closeLog() })()
 	defer func() {
-		if cerr := closeLog(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the audit log: %w", cerr)
+		if cerr := st.close(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-	warn := func(msg string) { fmt.Fprintln(errOut, "toolgate: warning: "+msg) }
-	r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: approve, Audit: au, Warn: warn})
-	if err != nil {
-		return err
-	}
+	r := st.r
 	var server *mcp.Server
 	if len(upstream) == 0 {
-		if mode == sandbox.ModeBwrap {
-			if cerr := sb.Check(ctx); cerr != nil {
-				fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", cerr)
-			}
-		}
 		server = mcpgate.NewServer(r, version)
 	} else {
 		cmd := exec.Command(upstream[0], upstream[1:]...)

@@ -4,27 +4,18 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/runner"
-	"github.com/toolgate/toolgate/sandbox"
 	"github.com/toolgate/toolgate/tools"
 )
 
 type runOptions struct {
 	common
-	audit      auditFlags
-	timeout    int
-	sandbox    string
-	approve    string
-	pathAppend []string
-	env        []string
+	execFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -55,14 +46,8 @@ machines only, and every exec record says "sandbox":"none".`,
 			return runRun(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	o.register(cmd)
-	o.audit.register(cmd)
-	f := cmd.Flags()
-	f.IntVar(&o.timeout, "timeout", int(tools.ExecTimeout/time.Second), "seconds an exec command may run before its sandbox is killed")
-	f.StringVar(&o.sandbox, "sandbox", string(sandbox.ModeBwrap), "how exec runs: bwrap, or none (unsandboxed, trusted machines only)")
-	f.StringVar(&o.approve, "approve", string(runner.ApprovePrompt), "what to do with ask decisions: prompt (on the terminal; deny without one), deny or allow")
-	f.StringArrayVar(&o.pathAppend, "path-append", nil, "append `DIR` to PATH inside the sandbox; repeatable")
-	f.StringArrayVar(&o.env, "env", nil, "pass the host variable `NAME` into the sandbox besides the default allow-list; repeatable")
+	o.common.register(cmd)
+	o.execFlags.register(cmd, string(runner.ApprovePrompt), "what to do with ask decisions: prompt (on the terminal; deny without one), deny or allow")
 	return cmd
 }
 
@@ -70,14 +55,7 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.timeout <= 0 || o.timeout > 24*3600 {
-		return fmt.Errorf("--timeout must be between 1 and 86400 seconds, got %d", o.timeout)
-	}
-	mode, err := sandbox.ParseMode(o.sandbox)
-	if err != nil {
-		return err
-	}
-	approve, err := runner.ParseApprove(o.approve)
+	mode, approve, err := o.settings()
 	if err != nil {
 		return err
 	}
@@ -85,49 +63,16 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	if err != nil {
 		return err
 	}
-	env := append(append([]string{}, sandbox.DefaultEnv...), o.env...)
-	sb, err := sandbox.New(sandbox.Config{
-		Mode:       mode,
-		Workspace:  g.Workspace(),
-		Timeout:    time.Duration(o.timeout) * time.Second,
-		Env:        env,
-		PathAppend: o.pathAppend,
-		Mask:       runner.SandboxMasks(g.Policy().Config()),
-	})
+	st, err := o.openStack(ctx, g, mode, approve, "run", true, errOut)
 	if err != nil {
 		return err
 	}
-	if mode == sandbox.ModeNone {
-		fmt.Fprintln(errOut, "toolgate: warning: --sandbox=none: exec commands run on this host without a sandbox")
-	} else if err := sb.Check(ctx); err != nil {
-		fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", err)
-		var u *sandbox.Unavailable
-		if errors.As(err, &u) {
-			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
-		}
-	}
-	defer atExit(func() { sb.Close() })()
-	defer sb.Close()
-	files, err := tools.OpenWorkspace(g.Workspace())
-	if err != nil {
-		return err
-	}
-	defer files.Close()
-	au, closeLog, err := o.audit.open("run", g, errOut)
-	if err != nil {
-		return err
-	}
-	defer atExit(func() { closeLog() })()
 	defer func() {
-		if cerr := closeLog(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the audit log: %w", cerr)
+		if cerr := st.close(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-	warn := func(msg string) { fmt.Fprintln(errOut, "toolgate: warning: "+msg) }
-	r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: approve, Audit: au, Warn: warn})
-	if err != nil {
-		return err
-	}
+	r, au := st.r, st.au
 	w := bufio.NewWriterSize(out, 64<<10)
 	defer w.Flush()
 	enc := json.NewEncoder(w)

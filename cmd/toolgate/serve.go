@@ -15,9 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/runner"
-	"github.com/toolgate/toolgate/sandbox"
 	"github.com/toolgate/toolgate/serve"
-	"github.com/toolgate/toolgate/tools"
 )
 
 // shutdownGrace is how long a stopping service waits for the requests in
@@ -26,17 +24,12 @@ const shutdownGrace = 10 * time.Second
 
 type serveOptions struct {
 	common
-	audit          auditFlags
+	execFlags
 	listen         string
 	socket         string
 	allowRemote    bool
-	timeout        int
 	requestTimeout int
 	maxRuns        int
-	sandbox        string
-	approve        string
-	pathAppend     []string
-	env            []string
 }
 
 func newServeCmd() *cobra.Command {
@@ -72,19 +65,14 @@ anyone: --approve deny (the default) or allow settles them in /v1/run.`,
 			return runServe(cmd.Context(), o, cmd.ErrOrStderr())
 		},
 	}
-	o.register(cmd)
-	o.audit.register(cmd)
+	o.common.register(cmd)
+	o.execFlags.register(cmd, string(runner.ApproveDeny), "what /v1/run does with ask decisions: deny or allow (a service has no terminal to prompt on)")
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "", "listen on the TCP address `ADDR` (host:port; an empty host is 127.0.0.1; loopback only unless --allow-remote)")
 	f.StringVar(&o.socket, "socket", "", "listen on a unix socket at `PATH` (mode 0600; a stale socket is replaced, the socket is removed on exit)")
 	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback (the API has no authentication: put an authenticating proxy in front)")
-	f.IntVar(&o.timeout, "timeout", int(tools.ExecTimeout/time.Second), "seconds an exec command may run before its sandbox is killed")
 	f.IntVar(&o.requestTimeout, "request-timeout", 0, "seconds one request may take (default: --timeout plus 60)")
 	f.IntVar(&o.maxRuns, "max-runs", serve.DefaultMaxRuns, "/v1/run requests executing at once; more wait")
-	f.StringVar(&o.sandbox, "sandbox", string(sandbox.ModeBwrap), "how exec runs: bwrap, or none (unsandboxed, trusted machines only)")
-	f.StringVar(&o.approve, "approve", string(runner.ApproveDeny), "what /v1/run does with ask decisions: deny or allow (a service has no terminal to prompt on)")
-	f.StringArrayVar(&o.pathAppend, "path-append", nil, "append `DIR` to PATH inside the sandbox; repeatable")
-	f.StringArrayVar(&o.env, "env", nil, "pass the host variable `NAME` into the sandbox besides the default allow-list; repeatable")
 	return cmd
 }
 
@@ -95,8 +83,9 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 	if (o.listen == "") == (o.socket == "") {
 		return errors.New("give exactly one of --listen ADDR (loopback TCP) and --socket PATH")
 	}
-	if o.timeout <= 0 || o.timeout > 24*3600 {
-		return fmt.Errorf("--timeout must be between 1 and 86400 seconds, got %d", o.timeout)
+	mode, approve, err := o.settings()
+	if err != nil {
+		return err
 	}
 	reqTimeout := time.Duration(o.timeout+60) * time.Second
 	if o.requestTimeout != 0 {
@@ -107,14 +96,6 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 	}
 	if o.maxRuns < 1 {
 		return fmt.Errorf("--max-runs must be at least 1, got %d", o.maxRuns)
-	}
-	mode, err := sandbox.ParseMode(o.sandbox)
-	if err != nil {
-		return err
-	}
-	approve, err := runner.ParseApprove(o.approve)
-	if err != nil {
-		return err
 	}
 	if approve == runner.ApprovePrompt {
 		return errors.New("--approve prompt: a service has no terminal to ask on; use --approve deny or --approve allow")
@@ -146,50 +127,17 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 	if o.allowRemote && !serve.IsLoopbackListener(ln) && o.socket == "" {
 		fmt.Fprintf(errOut, "toolgate: warning: --allow-remote: %s accepts connections from other machines, without authentication\n", ln.Addr())
 	}
-	env := append(append([]string{}, sandbox.DefaultEnv...), o.env...)
-	sb, err := sandbox.New(sandbox.Config{
-		Mode:       mode,
-		Workspace:  g.Workspace(),
-		Timeout:    time.Duration(o.timeout) * time.Second,
-		Env:        env,
-		PathAppend: o.pathAppend,
-		Mask:       runner.SandboxMasks(g.Policy().Config()),
-	})
+	st, err := o.openStack(ctx, g, mode, approve, "serve", true, errOut)
 	if err != nil {
 		return err
 	}
-	if mode == sandbox.ModeNone {
-		fmt.Fprintln(errOut, "toolgate: warning: --sandbox=none: exec commands run on this host without a sandbox")
-	} else if err := sb.Check(ctx); err != nil {
-		fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", err)
-		var u *sandbox.Unavailable
-		if errors.As(err, &u) {
-			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
-		}
-	}
-	defer atExit(func() { sb.Close() })()
-	defer sb.Close()
-	files, err := tools.OpenWorkspace(g.Workspace())
-	if err != nil {
-		return err
-	}
-	defer files.Close()
-	au, closeLog, err := o.audit.open("serve", g, errOut)
-	if err != nil {
-		return err
-	}
-	defer atExit(func() { closeLog() })()
 	defer func() {
-		if cerr := closeLog(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the audit log: %w", cerr)
+		if cerr := st.close(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
+	r, au := st.r, st.au
 	logLine := func(msg string) { fmt.Fprintln(errOut, "toolgate: "+msg) }
-	warn := func(msg string) { logLine("warning: " + msg) }
-	r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: approve, Audit: au, Warn: warn})
-	if err != nil {
-		return err
-	}
 	srv, err := serve.New(serve.Options{
 		Runner: r,
 		Audit:  au,

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/runner"
+	"github.com/toolgate/toolgate/sandbox"
+	"github.com/toolgate/toolgate/tools"
+)
+
+// execFlags are the flags of the commands that execute calls (run, mcp,
+// serve).
+type execFlags struct {
+	audit      auditFlags
+	timeout    int
+	sandbox    string
+	approve    string
+	pathAppend []string
+	env        []string
+}
+
+func (x *execFlags) register(cmd *cobra.Command, approveDefault, approveHelp string) {
+	x.audit.register(cmd)
+	f := cmd.Flags()
+	f.IntVar(&x.timeout, "timeout", int(tools.ExecTimeout/time.Second), "seconds an exec command may run before its sandbox is killed")
+	f.StringVar(&x.sandbox, "sandbox", string(sandbox.ModeBwrap), "how exec runs: bwrap, or none (unsandboxed, trusted machines only)")
+	f.StringVar(&x.approve, "approve", approveDefault, approveHelp)
+	f.StringArrayVar(&x.pathAppend, "path-append", nil, "append `DIR` to PATH inside the sandbox; repeatable")
+	f.StringArrayVar(&x.env, "env", nil, "pass the host variable `NAME` into the sandbox besides the default allow-list; repeatable")
+}
+
+// settings checks the flags before anything is opened.
+func (x *execFlags) settings() (sandbox.Mode, runner.Approve, error) {
+	if x.timeout <= 0 || x.timeout > 24*3600 {
+		return "", "", fmt.Errorf("--timeout must be between 1 and 86400 seconds, got %d", x.timeout)
+	}
+	mode, err := sandbox.ParseMode(x.sandbox)
+	if err != nil {
+		return "", "", err
+	}
+	approve, err := runner.ParseApprove(x.approve)
+	if err != nil {
+		return "", "", err
+	}
+	return mode, approve, nil
+}
+
+// stack is what a command that executes calls holds: the sandbox, the file
+// tools, the audit log and the runner over them and the gate.
+type stack struct {
+	sb    *sandbox.Sandbox
+	files *tools.Workspace
+	au    *runner.Auditor
+	r     *runner.Runner
+	// close releases everything (the audit log's closing checkpoint
+	// included) and says whether the log closed cleanly. A signal runs it
+	// too.
+	close func() error
+}
+
+// openStack builds the stack for g. When exec is offered it warns on errOut
+// if exec calls will be refused or run unsandboxed. On error nothing is
+// left open.
+func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mode, approve runner.Approve, source string, offersExec bool, errOut io.Writer) (*stack, error) {
+	sb, err := sandbox.New(sandbox.Config{
+		Mode:       mode,
+		Workspace:  g.Workspace(),
+		Timeout:    time.Duration(x.timeout) * time.Second,
+		Env:        append(append([]string{}, sandbox.DefaultEnv...), x.env...),
+		PathAppend: x.pathAppend,
+		Mask:       runner.SandboxMasks(g.Policy().Config()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !offersExec {
+		// nothing runs in the sandbox (mcp --upstream forwards calls)
+	} else if mode == sandbox.ModeNone {
+		fmt.Fprintln(errOut, "toolgate: warning: --sandbox=none: exec commands run on this host without a sandbox")
+	} else if err := sb.Check(ctx); err != nil {
+		fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", err)
+		var u *sandbox.Unavailable
+		if errors.As(err, &u) {
+			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
+		}
+	}
+	files, err := tools.OpenWorkspace(g.Workspace())
+	if err != nil {
+		sb.Close()
+		return nil, err
+	}
+	au, closeLog, err := x.audit.open(source, g, errOut)
+	if err != nil {
+		files.Close()
+		sb.Close()
+		return nil, err
+	}
+	warn := func(msg string) { fmt.Fprintln(errOut, "toolgate: warning: "+msg) }
+	r, err := runner.New(runner.Options{Gate: g, Sandbox: sb, Files: files, Approve: approve, Audit: au, Warn: warn})
+	if err != nil {
+		closeLog()
+		files.Close()
+		sb.Close()
+		return nil, err
+	}
+	s := &stack{sb: sb, files: files, au: au, r: r}
+	var (
+		once     sync.Once
+		closeErr error
+	)
+	s.close = func() error {
+		once.Do(func() {
+			// The sandbox first: it waits for a run being stopped, whose
+			// outcome may still be written to the log.
+			sb.Close()
+			files.Close()
+			if err := closeLog(); err != nil {
+				closeErr = fmt.Errorf("closing the audit log: %w", err)
+			}
+		})
+		return closeErr
+	}
+	unregister := atExit(func() { s.close() })
+	inner := s.close
+	s.close = func() error {
+		unregister()
+		return inner()
+	}
+	return s, nil
+}

@@ -163,8 +163,8 @@ func AskSocket(ctx context.Context, socket, ws string, line []byte, timeout time
 
 // DecideLocal decides every call of line with r (each decision audited by
 // the runner) and returns the results in order; a call that cannot be
-// decoded is denied and recorded through au, the auditor r writes with.
-func DecideLocal(ctx context.Context, r *runner.Runner, au *runner.Auditor, line []byte) []gate.Result {
+// decoded is denied and recorded too.
+func DecideLocal(ctx context.Context, r *runner.Runner, line []byte) []gate.Result {
 	g := r.Gate()
 	ds := g.Calls(line, 1)
 	out := make([]gate.Result, 0, len(ds))
@@ -174,10 +174,7 @@ func DecideLocal(ctx context.Context, r *runner.Runner, au *runner.Auditor, line
 		d.Call.Unsandboxed = true
 		if d.Err != nil {
 			res := d.Denied()
-			if err := au.DecisionWith(g.PolicyDigest(), d.Call, res, "", ""); err != nil {
-				res.Reasons = append(res.Reasons, gate.Reason{Rule: runner.RuleAuditFailed,
-					Message: "the audit log could not be written (" + err.Error() + ")"})
-			}
+			r.Record(d.Call, &res)
 			out = append(out, res)
 			continue
 		}
@@ -192,11 +189,7 @@ func DecideLocal(ctx context.Context, r *runner.Runner, au *runner.Auditor, line
 				res.Reasons = append(res.Reasons, gate.Reason{Rule: "toolgate.no_policy",
 					Message: d.Call.Tool + "'s arguments name no path and no command, so toolgate cannot judge what it does; approve it yourself"})
 			}
-			if err := au.DecisionWith(g.PolicyDigest(), d.Call, res, "", ""); err != nil {
-				res.Decision = "deny"
-				res.Reasons = append(res.Reasons, gate.Reason{Rule: runner.RuleAuditFailed,
-					Message: "the audit log could not be written (" + err.Error() + ")"})
-			}
+			r.Record(d.Call, &res)
 			out = append(out, res)
 			continue
 		}

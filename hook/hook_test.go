@@ -90,7 +90,7 @@ func local(t *testing.T, e env, policyDirs []string, logPath string) (func(conte
 		if err != nil {
 			return nil, err
 		}
-		return DecideLocal(ctx, r, au, line), nil
+		return DecideLocal(ctx, r, line), nil
 	}, &calls
 }
 

@@ -41,6 +41,15 @@ func (a *Auditor) Decision(call gate.Call, res gate.Result, approval, sandboxMod
 	return a.DecisionWith(a.Policy, call, res, approval, sandboxMode)
 }
 
+// Record writes the decision on call, made with the policy whose digest is
+// policy; a decision that cannot be recorded becomes a deny saying why (an
+// unlogged call does not run). Every front end records through it.
+func (a *Auditor) Record(policy string, call gate.Call, res *gate.Result, approval, sandboxMode string) {
+	if err := a.DecisionWith(policy, call, *res, approval, sandboxMode); err != nil {
+		*res = refuse(*res, RuleAuditFailed, "the audit log could not be written ("+err.Error()+"), so the call is denied; fix the log (see 'toolgate audit verify') and retry")
+	}
+}
+
 // DecisionWith records a decision made with the policy whose digest is
 // policy (the gate in use, which a reload may have changed).
 func (a *Auditor) DecisionWith(policy string, call gate.Call, res gate.Result, approval, sandboxMode string) error {

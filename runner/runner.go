@@ -262,12 +262,17 @@ func (r *Runner) DecideExternal(ctx context.Context, call gate.Call) gate.Result
 	return res
 }
 
+// Record writes the decision record of a call decided outside the runner
+// (a line that could not be decoded, an upstream tool a hook asks about)
+// with the gate in use; when it cannot, the decision becomes a deny.
+func (r *Runner) Record(call gate.Call, res *gate.Result) {
+	r.logDecision(call, res, "", "")
+}
+
 // logDecision writes the decision record; when it cannot, the decision
 // becomes a deny saying why.
 func (r *Runner) logDecision(call gate.Call, res *gate.Result, approval, mode string) {
-	if err := r.o.Audit.DecisionWith(r.Gate().PolicyDigest(), call, *res, approval, mode); err != nil {
-		*res = refuse(*res, RuleAuditFailed, "the audit log could not be written ("+err.Error()+"), so the call is denied; fix the log (see 'toolgate audit verify') and retry")
-	}
+	r.o.Audit.Record(r.Gate().PolicyDigest(), call, res, approval, mode)
 }
 
 func (r *Runner) logOutcome(rec *Record) {

@@ -266,10 +266,7 @@ func (s *Server) sameWorkspace(w http.ResponseWriter, r *http.Request, g *gate.G
 // record writes the decision on a call that could not be decoded; when it
 // cannot, the deny says so too.
 func (s *Server) record(call gate.Call, res *gate.Result) {
-	if err := s.o.Audit.DecisionWith(s.o.Runner.Gate().PolicyDigest(), call, *res, "", ""); err != nil {
-		res.Reasons = append(res.Reasons, gate.Reason{Rule: runner.RuleAuditFailed,
-			Message: "the audit log could not be written (" + err.Error() + "); fix the log (see 'toolgate audit verify') and retry"})
-	}
+	s.o.Runner.Record(call, res)
 }
 
 func firstRule(rs []gate.Reason) string {

@@ -98,10 +98,8 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 
 // logged records a decision; a decision that cannot be recorded is a deny.
 func logged(au *runner.Auditor, call gate.Call, res *gate.Result) {
-	if err := au.Decision(call, *res, "", ""); err != nil {
-		res.Decision = "deny"
-		res.Reasons = append(res.Reasons, gate.Reason{Rule: runner.RuleAuditFailed,
-			Message: "the audit log could not be written (" + err.Error() + "), so the call is denied; fix the log (see 'toolgate audit verify') and retry"})
+	if au != nil {
+		au.Record(au.Policy, call, res, "", "")
 	}
 }
 

@@ -132,8 +132,7 @@ func runHookClaude(ctx context.Context, o *hookOptions, in io.Reader, out, errOu
 				fmt.Fprintf(errOut, "toolgate: warning: %v\n", cerr)
 			}
 		}()
-		r, au := st.r, st.au
-		return hook.DecideLocal(ctx, r, au, line), nil
+		return hook.DecideLocal(ctx, st.r, line), nil
 	}
 	ans, err := hook.Decide(ctx, b, hook.Options{
 		Workspace: o.workspace,

@@ -624,39 +624,15 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		}
 	}
 
-	var (
-		mu            sync.Mutex
-		timedOut      bool
-		outputLimited bool
-	)
-	flood := func(int64) {
-		if stdout.Total()+stderr.Total() > s.lim.OutputBytes {
-			mu.Lock()
-			outputLimited = true
-			mu.Unlock()
-			kill()
-		}
-	}
-	stdout.setOnWrite(flood)
-	stderr.setOnWrite(flood)
-	timer := time.AfterFunc(s.cfg.Timeout, func() {
-		mu.Lock()
-		timedOut = true
-		mu.Unlock()
-		kill()
-	})
-	stop := context.AfterFunc(ctx, kill)
-
+	wd := s.watch(ctx, stdout, stderr, kill)
 	if _, err = blockW.Write([]byte{1}); err != nil {
-		timer.Stop()
-		stop()
+		wd.finish(&res)
 		return abort(fmt.Errorf("cannot release the box: %w", err))
 	}
 	blockW.Close()
 
 	werr := cmd.Wait()
-	timer.Stop()
-	stop()
+	wd.finish(&res)
 	res.Duration = time.Since(start)
 	kill() // background children of a finished command die with the box
 	if cg != nil {
@@ -671,9 +647,6 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		}()
 		s.prepareCgroup()
 	}
-	mu.Lock()
-	res.TimedOut, res.OutputLimited = timedOut, outputLimited
-	mu.Unlock()
 	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
 	res.ExitCode = exitCode(cmd.ProcessState, werr)
 	res.Notes = s.checkGit(gitBefore)
@@ -681,6 +654,47 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		return res, fmt.Errorf("command stopped: %w", ctx.Err())
 	}
 	return res, nil
+}
+
+// watchdog stops a running command when its timeout passes, when its
+// output passes the limit, or when ctx ends, and remembers which.
+type watchdog struct {
+	mu                      sync.Mutex
+	timedOut, outputLimited bool
+	timer                   *time.Timer
+	stopCtx                 func() bool
+}
+
+// watch starts watching a command that kill stops.
+func (s *Sandbox) watch(ctx context.Context, stdout, stderr *Capture, kill func()) *watchdog {
+	wd := &watchdog{}
+	flood := func(int64) {
+		if stdout.Total()+stderr.Total() > s.lim.OutputBytes {
+			wd.mu.Lock()
+			wd.outputLimited = true
+			wd.mu.Unlock()
+			kill()
+		}
+	}
+	stdout.setOnWrite(flood)
+	stderr.setOnWrite(flood)
+	wd.timer = time.AfterFunc(s.cfg.Timeout, func() {
+		wd.mu.Lock()
+		wd.timedOut = true
+		wd.mu.Unlock()
+		kill()
+	})
+	wd.stopCtx = context.AfterFunc(ctx, kill)
+	return wd
+}
+
+// finish stops watching and records why the command was stopped, if it was.
+func (wd *watchdog) finish(res *Result) {
+	wd.timer.Stop()
+	wd.stopCtx()
+	wd.mu.Lock()
+	res.TimedOut, res.OutputLimited = wd.timedOut, wd.outputLimited
+	wd.mu.Unlock()
 }
 
 // Total is the number of bytes written so far.
@@ -798,37 +812,13 @@ func (s *Sandbox) runNone(ctx context.Context, req Request) (res Result, err err
 		return res, fmt.Errorf("cannot start bash: %w", err)
 	}
 	_ = s.setRlimits(cmd.Process.Pid)
-	var (
-		mu                      sync.Mutex
-		timedOut, outputLimited bool
-		once                    sync.Once
-	)
+	var once sync.Once
 	kill := func() { once.Do(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }) }
-	flood := func(int64) {
-		if stdout.Total()+stderr.Total() > s.lim.OutputBytes {
-			mu.Lock()
-			outputLimited = true
-			mu.Unlock()
-			kill()
-		}
-	}
-	stdout.setOnWrite(flood)
-	stderr.setOnWrite(flood)
-	timer := time.AfterFunc(s.cfg.Timeout, func() {
-		mu.Lock()
-		timedOut = true
-		mu.Unlock()
-		kill()
-	})
-	stop := context.AfterFunc(ctx, kill)
+	wd := s.watch(ctx, stdout, stderr, kill)
 	werr := cmd.Wait()
-	timer.Stop()
-	stop()
+	wd.finish(&res)
 	kill()
 	res.Duration = time.Since(start)
-	mu.Lock()
-	res.TimedOut, res.OutputLimited = timedOut, outputLimited
-	mu.Unlock()
 	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
 	res.ExitCode = exitCode(cmd.ProcessState, werr)
 	if ctx.Err() != nil && !res.TimedOut {

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"maps"
 	"runtime"
+	"slices"
 )
 
 // The box's seccomp filter refuses (EPERM, or ENOSYS where libc should fall
@@ -148,15 +150,4 @@ func seccompProgram() []byte {
 	return out
 }
 
-func sortedKeys[V any](m map[uint32]V) []uint32 {
-	keys := make([]uint32, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
-}
+func sortedKeys[V any](m map[uint32]V) []uint32 { return slices.Sorted(maps.Keys(m)) }

@@ -37,25 +37,14 @@ var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?P<keep>://[^/\s:@]+:)[^/\s@]+(?P<keep2>@)`),
 }
 
+// redacted replaces a match, keeping the groups named keep and keep2 (a
+// name a pattern lacks expands to nothing).
+const redacted = "${keep}[REDACTED]${keep2}"
+
 // Redact replaces credentials found in s.
 func Redact(s string) string {
 	for _, re := range secretPatterns {
-		if !re.MatchString(s) {
-			continue
-		}
-		keep, keep2 := re.SubexpIndex("keep"), re.SubexpIndex("keep2")
-		s = re.ReplaceAllStringFunc(s, func(m string) string {
-			sub := re.FindStringSubmatch(m)
-			out := ""
-			if keep > 0 {
-				out = sub[keep]
-			}
-			out += "[REDACTED]"
-			if keep2 > 0 {
-				out += sub[keep2]
-			}
-			return out
-		})
+		s = re.ReplaceAllString(s, redacted)
 	}
 	return s
 }

@@ -154,53 +154,30 @@ func chainFields(line []byte) (map[string]any, *Record, error) {
 		return nil, nil, errors.New("not a JSON object")
 	}
 	r := &Record{}
-	str := func(k string) (string, bool) {
-		x, present := m[k]
-		if !present {
-			return "", true
+	ok = true
+	for _, f := range [...]struct {
+		k   string
+		dst *string
+	}{{"kind", &r.Kind}, {"id", &r.ID}, {"prev", &r.Prev}, {"hash", &r.Hash},
+		{"head", &r.Head}, {"key_id", &r.KeyID}, {"sig", &r.Sig}, {"prev_file", &r.PrevFile}} {
+		if x, present := m[f.k]; present {
+			v, isStr := x.(string)
+			*f.dst, ok = v, ok && isStr
 		}
-		s, ok := x.(string)
-		return s, ok
 	}
-	num := func(k string) (int64, bool) {
-		x, present := m[k]
-		if !present {
-			return 0, true
+	var version int64
+	for _, f := range [...]struct {
+		k   string
+		dst *int64
+	}{{"v", &version}, {"seq", &r.Seq}, {"count", &r.Count}} {
+		if x, present := m[f.k]; present {
+			n, isNum := x.(json.Number)
+			v, err := n.Int64()
+			*f.dst, ok = v, ok && isNum && err == nil
 		}
-		n, ok := x.(json.Number)
-		if !ok {
-			return 0, false
-		}
-		i, err := n.Int64()
-		return i, err == nil
 	}
-	var okAll = true
-	check := func(ok bool) { okAll = okAll && ok }
-	var v64 int64
-	v64, ok = num("v")
-	check(ok)
-	r.V = int(v64)
-	r.Seq, ok = num("seq")
-	check(ok)
-	r.Count, ok = num("count")
-	check(ok)
-	r.Kind, ok = str("kind")
-	check(ok)
-	r.ID, ok = str("id")
-	check(ok)
-	r.Prev, ok = str("prev")
-	check(ok)
-	r.Hash, ok = str("hash")
-	check(ok)
-	r.Head, ok = str("head")
-	check(ok)
-	r.KeyID, ok = str("key_id")
-	check(ok)
-	r.Sig, ok = str("sig")
-	check(ok)
-	r.PrevFile, ok = str("prev_file")
-	check(ok)
-	if !okAll || r.Hash == "" || r.Kind == "" || r.V == 0 {
+	r.V = int(version)
+	if !ok || r.Hash == "" || r.Kind == "" || r.V == 0 {
 		return m, nil, errors.New("not a record (a field is missing or of the wrong type)")
 	}
 	return m, r, nil

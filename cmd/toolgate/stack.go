@@ -91,6 +91,10 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 		if errors.As(err, &u) {
 			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
 		}
+	} else if sb.HostRoot() && sb.CgroupError() != nil {
+		// Root ignores RLIMIT_NPROC: without a pids cgroup only the timeout
+		// bounds a fork bomb.
+		fmt.Fprintf(errOut, "toolgate: warning: boxes are host root and get no cgroup (%v): nothing but the timeout bounds their processes; run toolgate as an ordinary user or let it create cgroups\n", sb.CgroupError())
 	}
 	files, err := tools.OpenWorkspace(g.Workspace())
 	if err != nil {

@@ -33,40 +33,77 @@ type Policy struct {
 	Tests   map[string]string // *_test.rego modules, for `policy test`
 	Data    map[string]any
 	Digest  string // sha256 over modules and data, for the audit log
+
+	parsed map[string]*ast.Module // Modules, parsed once
 }
 
 // LoadPolicy reads the policy directories (Builtin for the embedded default)
-// and data files. No directories means the embedded default alone.
+// and data files. No directories means the embedded default alone. Modules
+// are parsed here (a syntax error stops the load); tests are kept as text
+// and parsed only when they run, so a gate starts without them.
 func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	if len(dirs) == 0 {
 		dirs = []string{Builtin}
 	}
-	p := &Policy{Modules: map[string]string{}, Tests: map[string]string{}, Data: map[string]any{}}
+	p := &Policy{Modules: map[string]string{}, Tests: map[string]string{}, Data: map[string]any{}, parsed: map[string]*ast.Module{}}
 	for _, d := range dirs {
+		var fsys fs.FS
 		var res *loader.Result
 		var err error
 		prefix := d
 		if d == Builtin {
-			res, err = loader.NewFileLoader().WithFS(policies.FS).Filtered([]string{"."}, nil)
-			prefix = "builtin"
+			fsys = policies.FS
+			res, err = loader.NewFileLoader().WithFS(policies.FS).Filtered([]string{"."}, regoFilter)
 		} else {
 			if st, serr := os.Stat(d); serr != nil {
 				return nil, fmt.Errorf("policy directory %s: %w", d, serr)
 			} else if !st.IsDir() {
 				return nil, fmt.Errorf("policy directory %s: not a directory", d)
 			}
-			res, err = loader.NewFileLoader().Filtered([]string{d}, hiddenFilter)
+			fsys = os.DirFS(d)
+			res, err = loader.NewFileLoader().Filtered([]string{d}, func(abspath string, info fs.FileInfo, depth int) bool {
+				return hiddenFilter(abspath, info, depth) || regoFilter(abspath, info, depth)
+			})
 		}
 		if err != nil {
 			return nil, fmt.Errorf("loading policy %s: %w", d, err)
 		}
-		for name, m := range res.Modules {
-			key := prefix + ":" + strings.TrimPrefix(filepath.ToSlash(name), "./")
-			if strings.HasSuffix(name, "_test.rego") {
-				p.Tests[key] = string(m.Raw)
-			} else {
-				p.Modules[key] = string(m.Raw)
+		err = fs.WalkDir(fsys, ".", func(name string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
 			}
+			if name != "." && strings.HasPrefix(e.Name(), ".") && d != Builtin {
+				if e.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if e.IsDir() || !strings.HasSuffix(name, ".rego") {
+				return nil
+			}
+			src, err := fs.ReadFile(fsys, name)
+			if err != nil {
+				return err
+			}
+			key := prefix + ":" + name
+			if d != Builtin {
+				// named as OPA's loader names files (no leading slash)
+				key = prefix + ":" + strings.TrimPrefix(filepath.ToSlash(filepath.Join(d, name)), "/")
+			}
+			if strings.HasSuffix(name, "_test.rego") {
+				p.Tests[key] = string(src)
+				return nil
+			}
+			m, err := ast.ParseModuleWithOpts(key, string(src), ast.ParserOptions{RegoVersion: ast.RegoV1})
+			if err != nil {
+				return err
+			}
+			p.Modules[key] = string(src)
+			p.parsed[key] = m
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("loading policy %s: %w", d, err)
 		}
 		if err := mergeData(p.Data, res.Documents, d); err != nil {
 			return nil, err
@@ -86,6 +123,12 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	}
 	p.Digest = p.digest()
 	return p, nil
+}
+
+// regoFilter keeps Rego files away from OPA's loader, which would parse
+// them (tests included); LoadPolicy reads them itself.
+func regoFilter(_ string, info fs.FileInfo, _ int) bool {
+	return !info.IsDir() && strings.HasSuffix(info.Name(), ".rego")
 }
 
 func hiddenFilter(abspath string, info fs.FileInfo, depth int) bool {
@@ -250,7 +293,11 @@ func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
 		rego.SetRegoVersion(ast.RegoV1),
 	}
 	for name, src := range p.Modules {
-		opts = append(opts, rego.Module(name, src))
+		if m, ok := p.parsed[name]; ok {
+			opts = append(opts, rego.ParsedModule(m))
+		} else {
+			opts = append(opts, rego.Module(name, src))
+		}
 	}
 	pq, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {

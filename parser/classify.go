@@ -2,6 +2,7 @@ package parser
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -13,7 +14,8 @@ type classifier struct {
 	readRoots map[string]bool // exact directories
 	readGlobs []string        // first-component patterns such as "/lib*"
 	secrets   map[string]string
-	secretPat [][]string // component patterns of entries with wildcards
+	tree      *secretNode // secrets by component, for patterns
+	secretPat [][]string  // component patterns of entries with wildcards
 	secretRaw []string
 	names     []string
 	// reserved are the top directories under /tmp that hold the workspace
@@ -55,7 +57,103 @@ func newClassifier(cfg Config, ws, home string) *classifier {
 			c.secrets[abs] = s
 		}
 	}
+	c.tree = &secretNode{}
+	for abs, raw := range c.secrets {
+		c.tree.add(abs, splitPath(abs), raw)
+	}
+	c.tree.sort()
 	return c
+}
+
+// secretNode is a tree of the literal sensitive entries by path component,
+// so a pattern is compared only with the entries its literal components
+// lead to, whatever the number of entries, and always in the same order.
+type secretNode struct {
+	abs, raw string // the entry ending here, if any
+	names    []string
+	kids     map[string]*secretNode
+}
+
+func (n *secretNode) add(abs string, comps []string, raw string) {
+	for _, comp := range comps {
+		if n.kids == nil {
+			n.kids = map[string]*secretNode{}
+		}
+		k := n.kids[comp]
+		if k == nil {
+			k = &secretNode{}
+			n.kids[comp] = k
+			n.names = append(n.names, comp)
+		}
+		n = k
+	}
+	n.abs, n.raw = abs, raw
+}
+
+func (n *secretNode) sort() {
+	slices.Sort(n.names)
+	for _, k := range n.kids {
+		k.sort()
+	}
+}
+
+// first returns the first entry (in component order) at or below n that
+// skip does not rule out.
+func (n *secretNode) first(skip func(abs string) bool) (string, bool) {
+	if n.raw != "" && !skip(n.abs) {
+		return n.raw, true
+	}
+	for _, name := range n.names {
+		if r, ok := n.kids[name].first(skip); ok {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// match finds an entry that the pattern comps could name or lie inside:
+// its components intersect the pattern's, and the pattern is at least as
+// long — or shorter, when open is set (its last component may stand for
+// several).
+func (n *secretNode) match(comps []string, open bool, skip func(abs string) bool) (string, bool) {
+	for depth := 0; ; depth++ {
+		if n.raw != "" && !skip(n.abs) {
+			return n.raw, true
+		}
+		if depth == len(comps) {
+			return "", false
+		}
+		comp := comps[depth]
+		if !strings.ContainsAny(comp, "*?[") {
+			k := n.kids[comp]
+			if k == nil {
+				return "", false
+			}
+			n = k
+			continue
+		}
+		for _, name := range n.names {
+			if !compsIntersect(comp, name) {
+				continue
+			}
+			k := n.kids[name]
+			if depth == len(comps)-1 {
+				if k.raw != "" && !skip(k.abs) {
+					return k.raw, true
+				}
+				if open {
+					if r, ok := k.first(skip); ok {
+						return r, true
+					}
+				}
+				continue
+			}
+			if r, ok := k.match(comps[depth+1:], open, skip); ok {
+				return r, true
+			}
+		}
+		return "", false
+	}
 }
 
 func splitPath(p string) []string {
@@ -235,9 +333,10 @@ func matchComps(pat, comps []string) bool {
 // dynamic part may hold slashes; a glob may not).
 func (c *classifier) couldBeSensitive(pattern string, spans bool, zone string) (bool, string) {
 	comps := splitPath(pattern)
+	open := spans && len(comps) > 0 && strings.Contains(comps[len(comps)-1], "*")
 	try := func(entry []string, raw string) (bool, string) {
 		n := len(entry)
-		if len(comps) < n && !(spans && len(comps) > 0 && strings.Contains(comps[len(comps)-1], "*")) {
+		if len(comps) < n && !open {
 			return false, ""
 		}
 		for i := 0; i < n && i < len(comps); i++ {
@@ -248,13 +347,10 @@ func (c *classifier) couldBeSensitive(pattern string, spans bool, zone string) (
 		return true, raw
 	}
 	inWS := zone == "workspace" || zone == "workspace_root"
-	for abs, raw := range c.secrets {
-		if inWS && under(c.ws, abs) {
-			continue // an entry enclosing the workspace (/root) is not a secret inside it
-		}
-		if ok, r := try(splitPath(abs), raw); ok {
-			return ok, r
-		}
+	// an entry enclosing the workspace (/root) is not a secret inside it
+	skip := func(abs string) bool { return inWS && under(c.ws, abs) }
+	if r, ok := c.tree.match(comps, open, skip); ok {
+		return true, r
 	}
 	for i, pat := range c.secretPat {
 		if inWS && len(pat) <= len(splitPath(c.ws)) && matchComps(pat, splitPath(c.ws)[:len(pat)]) {

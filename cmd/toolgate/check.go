@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -63,29 +66,30 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 	defer w.Flush()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong bool, more bool) error {
-		var results []gate.Result
+	decide := func(line []byte, n int, tooLong bool) []decided {
 		if tooLong {
 			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
-			logged(au, gate.Call{ID: res.ID}, &res)
-			results = []gate.Result{res}
-		} else {
-			for _, d := range g.Calls(line, n) {
-				var res gate.Result
-				if d.Err != nil {
-					res = d.Denied()
-				} else {
-					res = g.Decide(ctx, d.Call)
-				}
-				logged(au, d.Call, &res)
-				results = append(results, res)
-			}
+			return []decided{{call: gate.Call{ID: res.ID}, res: res}}
 		}
-		for _, r := range results {
-			if r.Reasons == nil {
-				r.Reasons = []gate.Reason{}
+		var out []decided
+		for _, d := range g.Calls(line, n) {
+			var res gate.Result
+			if d.Err != nil {
+				res = d.Denied()
+			} else {
+				res = g.Decide(ctx, d.Call)
 			}
-			if err := enc.Encode(r); err != nil {
+			out = append(out, decided{call: d.Call, res: res})
+		}
+		return out
+	}
+	emit := func(ds []decided, more bool) error {
+		for _, d := range ds {
+			logged(au, d.call, &d.res)
+			if d.res.Reasons == nil {
+				d.res.Reasons = []gate.Reason{}
+			}
+			if err := enc.Encode(d.res); err != nil {
 				return err
 			}
 		}
@@ -93,7 +97,77 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 			return w.Flush()
 		}
 		return nil
-	})
+	}
+	return pipeline(ctx, in, runtime.GOMAXPROCS(0), decide, emit)
+}
+
+// decided is one call and its decision, before it is recorded.
+type decided struct {
+	call gate.Call
+	res  gate.Result
+}
+
+// pipeline reads lines from in, decides them on workers goroutines at once
+// and hands the decisions to emit strictly in input order, from one
+// goroutine: the audit log and the output see the stream as it came, while
+// the decisions (which are independent) use every core. more is false for
+// the last line of what was buffered when it was read, so an agent that
+// writes one line and waits gets its answer at once.
+func pipeline(ctx context.Context, in io.Reader, workers int, decide func(line []byte, n int, tooLong bool) []decided, emit func(ds []decided, more bool) error) error {
+	if workers < 1 {
+		workers = 1
+	}
+	type job struct {
+		line    []byte
+		n       int
+		tooLong bool
+		more    bool
+		done    chan []decided
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan *job, workers*4)
+	order := make(chan *job, workers*16) // bounds what is read ahead
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				j.done <- decide(j.line, j.n, j.tooLong)
+			}
+		}()
+	}
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		readErr <- eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong, more bool) error {
+			j := &job{line: bytes.Clone(line), n: n, tooLong: tooLong, more: more, done: make(chan []decided, 1)}
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			jobs <- j
+			return nil
+		})
+	}()
+	var err error
+	for j := range order {
+		ds := <-j.done
+		if err == nil {
+			err = emit(ds, j.more)
+			if err != nil {
+				cancel()
+			}
+		}
+	}
+	wg.Wait()
+	if rerr := <-readErr; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+		err = rerr
+	}
+	return err
 }
 
 // logged records a decision; a decision that cannot be recorded is a deny.

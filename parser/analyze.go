@@ -1158,6 +1158,11 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		if w == nil {
 			continue
 		}
+		if lit, ok := plainWord(w); ok {
+			// nothing to expand: the word is its own one field
+			out = append(out, field{text: lit, pattern: lit})
+			continue
+		}
 		r.defaultAssigns(w, st, sc)
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
@@ -1184,6 +1189,29 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		}
 	}
 	return out
+}
+
+// plainWord returns the value of a word that expansion leaves as it is: a
+// bare literal with no escapes, braces, glob characters or leading tilde,
+// or a single-quoted string. (Most words of most commands are such words;
+// expanding them costs more than the rest of their analysis.)
+func plainWord(w *syntax.Word) (string, bool) {
+	if len(w.Parts) != 1 {
+		return "", false
+	}
+	switch p := w.Parts[0].(type) {
+	case *syntax.Lit:
+		if p.Value == "" || strings.ContainsAny(p.Value, "\\{}*?[]~") {
+			return "", false
+		}
+		return p.Value, true
+	case *syntax.SglQuoted:
+		if p.Dollar {
+			return "", false
+		}
+		return p.Value, true
+	}
+	return "", false
 }
 
 // single expands a word that must stay one field (assignment values).

@@ -6,6 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolgate/toolgate/internal/corpus"
 )
 
 // world is a workspace and home with links out of the workspace.
@@ -253,5 +258,44 @@ func TestWorkspaceUnderSecretDir(t *testing.T) {
 	f := a.Analyze("cat src/a.go ../id_rsa", Options{Workspace: ws, Home: home})
 	if len(f.Paths) != 2 || f.Paths[0].Sensitive || !f.Paths[1].Sensitive {
 		t.Fatalf("paths %+v", f.Paths)
+	}
+}
+
+// TestPlainWordsNeedNoExpansion: the words analysis takes as they are
+// expand (with bash's rules, in mvdan.cc/sh) to exactly themselves.
+func TestPlainWordsNeedNoExpansion(t *testing.T) {
+	cases, err := corpus.Load("../testdata/attacks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := []string{`a=b --x=~/y a~b - 'x y' $'x' é a#b ! a:b '' "" 'a\b' x=~ ~ a,b a{b a}b %s`}
+	for _, c := range cases {
+		scripts = append(scripts, c.Commands...)
+	}
+	plain := 0
+	for _, src := range scripts {
+		f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+		if err != nil {
+			continue
+		}
+		syntax.Walk(f, func(n syntax.Node) bool {
+			w, ok := n.(*syntax.Word)
+			if !ok {
+				return true
+			}
+			lit, ok := plainWord(w)
+			if !ok {
+				return true
+			}
+			plain++
+			got, err := expand.Fields(&expand.Config{Env: expand.ListEnviron()}, w)
+			if err != nil || len(got) != 1 || got[0] != lit {
+				t.Errorf("%q: taken as %q, expands to %q (%v)", src, lit, got, err)
+			}
+			return true
+		})
+	}
+	if plain < 1000 {
+		t.Fatalf("only %d plain words seen", plain)
 	}
 }

@@ -169,6 +169,7 @@ git_clean_ignored(c) if short_flag(c, "X")
 publishing := {"npm": {"publish", "unpublish", "login", "adduser", "owner", "deprecate"}, "pnpm": {"publish"}, "yarn": {"publish", "npm"}, "cargo": {"publish", "login", "yank", "owner"}, "gem": {"push", "signin"}, "docker": {"push", "pull", "login", "search"}, "podman": {"push", "pull", "login", "search"}, "helm": {"push", "pull", "repo"}}
 
 ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a registry; a person must approve network access", [c.name, subcommand(c)])} if {
+	input.present.groups.publishers # the names in publishing
 	some c in commands
 	subs := publishing[c.name]
 	subcommand(c) in subs
@@ -186,12 +187,35 @@ only_asking(c) if args(c) == ["-V"]
 
 only_asking(c) if args(c) == ["-h"]
 
-deny contains {"rule": "remote.listener", "message": sprintf("%s listens for network connections, exposing this machine; run servers only where the user set them up", [concat(" ", array.slice(c.argv, 0, 3))])} if {
+# Each way to be a listener is gated by what the command line holds, so the
+# rule costs nothing for the many calls that hold none of them.
+deny contains listening(c) if {
+	input.present.names.openssl
+	some c in commands
+	c.name == "openssl"
+	listener(c)
+	not only_asking(c)
+	not short_flag(c, "h")
+}
+
+deny contains listening(c) if {
+	input.present.groups.listeners
 	some c in commands
 	listener(c)
 	not only_asking(c)
 	not short_flag(c, "h")
 }
+
+deny contains listening(c) if {
+	input.present.names.busybox
+	some c in commands
+	"busybox" in c.wrappers
+	listener(c)
+	not only_asking(c)
+	not short_flag(c, "h")
+}
+
+listening(c) := {"rule": "remote.listener", "message": sprintf("%s listens for network connections, exposing this machine; run servers only where the user set them up", [concat(" ", array.slice(c.argv, 0, 3))])}
 
 # Development servers (python -m http.server, php -S, flask, uvicorn) are
 # allowed like any program the project runs: the sandbox's network is its
@@ -202,6 +226,7 @@ listener(c) if {
 }
 
 ask contains {"rule": "ask.network", "message": "openssl s_client connects to another host; a person must approve network access"} if {
+	input.present.names.openssl
 	some c in commands
 	c.name == "openssl"
 	subcommand(c) in {"s_client", "s_time"}
@@ -222,7 +247,7 @@ listener(c) if {
 # contains what toolgate cannot read: inline interpreter code and scripts
 # run by a shell or an interpreter.
 ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code toolgate does not analyse (a script or inline code), and no sandbox contains it here; a person must approve", [c.name])} if {
-	not sandboxed
+	input.sandboxed == false # not sandboxed, as a look-up OPA indexes
 	some c in commands
 	code_runner(c.name)
 }

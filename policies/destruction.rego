@@ -34,6 +34,7 @@ deny contains {"rule": "destroy.device_write", "message": sprintf("writing to th
 }
 
 deny contains {"rule": "destroy.windows", "message": sprintf("%s is a destructive Windows command; use ordinary file commands on workspace paths", [c.name])} if {
+	input.present.groups.windows
 	some c in commands
 	windows_destructive(c)
 }

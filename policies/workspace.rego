@@ -33,10 +33,24 @@ deny contains {"rule": "workspace.cd_outside", "message": sprintf("changing dire
 	not p.zone == "unknown"
 }
 
-deny contains {"rule": "workspace.read_outside", "message": sprintf("%s reads %s, outside %s; work with files inside the workspace", [who(p), p.raw, readable_places])} if {
-	restrict
+deny contains reads_outside(p) if {
+	input.present.access.read
 	some p in paths
-	p.access in {"read", "exec"}
+	p.access == "read"
+	read_outside(p)
+}
+
+deny contains reads_outside(p) if {
+	input.present.access.exec
+	some p in paths
+	p.access == "exec"
+	read_outside(p)
+}
+
+reads_outside(p) := {"rule": "workspace.read_outside", "message": sprintf("%s reads %s, outside %s; work with files inside the workspace", [who(p), p.raw, readable_places])}
+
+read_outside(p) if {
+	restrict
 	not p.zone in readable_zones
 	not p.zone in {"proc_private", "dev_net", "unknown"}
 	not p.sensitive

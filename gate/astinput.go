@@ -63,7 +63,13 @@ func boolMap(m map[string]bool) *ast.Term {
 
 // inputValue converts in to an OPA value.
 func inputValue(in *Input) (ast.Value, error) {
-	args, err := ast.ValueFromReader(bytes.NewReader(in.Args))
+	var args ast.Value
+	var err error
+	if in.argsDoc != nil {
+		args, err = ast.InterfaceToValue(in.argsDoc)
+	} else {
+		args, err = ast.ValueFromReader(bytes.NewReader(in.Args))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,8 @@ type Input struct {
 	// Present indexes the facts (parser.Present); rules open with a look-up
 	// in it so OPA skips those that cannot apply.
 	Present *parser.Present `json:"present,omitempty"`
+
+	argsDoc map[string]any // Args decoded once, for inputValue
 }
 
 // Result is the decision on one call.
@@ -201,14 +203,18 @@ func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (
 	if _, ok := tools.Lookup(c.Tool); !ok {
 		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", c.Tool, toolNames()))
 	}
-	errs, known := g.val.validate(c.Tool, c.Args)
+	errs, doc, known := g.val.validate(c.Tool, c.Args)
 	if !known {
 		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("no schema for tool %q, so its arguments cannot be checked", c.Tool))
 	}
 	if len(errs) > 0 {
 		return deny(c.ID, c.Tool, CodeInvalidArgs, fmt.Sprintf("invalid arguments for %s: %s", c.Tool, strings.Join(errs, "; ")))
 	}
-	in, err := g.input(c)
+	args, ok := doc.(map[string]any)
+	if !ok {
+		return deny(c.ID, c.Tool, CodeInvalidArgs, "arguments are not a JSON object")
+	}
+	in, err := g.input(c, args)
 	if err != nil {
 		return deny(c.ID, c.Tool, CodeInvalidArgs, err.Error())
 	}
@@ -233,15 +239,11 @@ func toolNames() string {
 }
 
 // input builds the policy's input document for a call.
-func (g *Gate) input(c Call) (*Input, error) {
-	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home, Sandboxed: !c.Unsandboxed}
+// args are c.Args decoded (numbers as json.Number), as the validator read
+// them.
+func (g *Gate) input(c Call, args map[string]any) (*Input, error) {
+	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home, Sandboxed: !c.Unsandboxed, argsDoc: args}
 	opts := parser.Options{Workspace: g.ws, Home: g.home}
-	var args map[string]any
-	d := json.NewDecoder(bytes.NewReader(c.Args))
-	d.UseNumber()
-	if err := d.Decode(&args); err != nil {
-		return nil, fmt.Errorf("arguments are not a JSON object: %v", err)
-	}
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch c.Tool {
 	case "exec":

@@ -178,25 +178,26 @@ func (s *schema) setTypes(val any) error {
 }
 
 // validate checks args against the tool's schema and returns every
-// violation as "location: message", sorted.
-func (v *validator) validate(tool string, args []byte) ([]string, bool) {
+// violation as "location: message", sorted, and the decoded arguments
+// (numbers as json.Number) for the input document.
+func (v *validator) validate(tool string, args []byte) ([]string, any, bool) {
 	s, ok := v.schemas[tool]
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return []string{"/: arguments are not valid JSON: " + err.Error()}, true
+		return []string{"/: arguments are not valid JSON: " + err.Error()}, nil, true
 	}
 	if dec.More() {
-		return []string{"/: arguments are not valid JSON: data after the value"}, true
+		return []string{"/: arguments are not valid JSON: data after the value"}, nil, true
 	}
 	var out []string
 	s.check(doc, "", &out)
 	sort.Strings(out)
-	return out, true
+	return out, doc, true
 }
 
 // typeOf names the JSON type of a decoded value (numbers as json.Number).

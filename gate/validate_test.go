@@ -100,7 +100,7 @@ func TestValidatorAgreesWithReference(t *testing.T) {
 }
 
 func checkAgainstReference(t testing.TB, v *validator, ref map[string]*jsonschema.Schema, tool, args string) {
-	errs, known := v.validate(tool, []byte(args))
+	errs, _, known := v.validate(tool, []byte(args))
 	if !known {
 		t.Fatalf("%s: unknown", tool)
 	}
@@ -149,7 +149,7 @@ func TestValidatorNumbers(t *testing.T) {
 		`{"pattern":"x","max_results":1e999999999}`:              false,
 		`{"pattern":"x","max_results":1e-999999999}`:             false,
 	} {
-		errs, _ := v.validate("search", []byte(args))
+		errs, _, _ := v.validate("search", []byte(args))
 		if (len(errs) == 0) != ok {
 			t.Errorf("%s: got %q, want ok=%v", args, errs, ok)
 		}

@@ -280,7 +280,7 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 			st.cwd, st.cwdReal = p.Real, realDir(p)
 		}
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	file, err := parseBash(src)
 	if err != nil {
 		f.ParseError = &ParseError{Code: CodeSyntax, Message: "bash syntax error: " + err.Error()}
 		return f
@@ -942,13 +942,24 @@ func (r *run) nested(script string, st *state, sc scope, ctx string) error {
 	return r.nestedIn(script, st.clone(), sc, ctx, stdin{})
 }
 
+// bashParsers keeps parsers for reuse: a parser is a large value (its read
+// buffer), and every call parses at least one script. Parse starts from a
+// clean state and the trees it returns share nothing with the parser.
+var bashParsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+func parseBash(src string) (*syntax.File, error) {
+	p := bashParsers.Get().(*syntax.Parser)
+	defer bashParsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
+}
+
 // nestedIn walks a literal script in st itself (eval, source of a literal)
 // with in as the first statement's stdin.
 func (r *run) nestedIn(script string, st *state, sc scope, ctx string, in stdin) error {
 	if sc.depth+1 > r.opts.MaxDepth {
 		return r.stop(CodeTooDeep, "nested scripts go deeper than %d levels", r.opts.MaxDepth)
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	file, err := parseBash(script)
 	if err != nil {
 		return r.stop(CodeSyntax, "bash syntax error in nested script: %v", err)
 	}

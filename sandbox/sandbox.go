@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -190,6 +191,12 @@ type Sandbox struct {
 
 	checkOnce sync.Once
 	checkErr  error
+	// works is set once a box was made; until then runs go one at a time
+	// (firstRun), the first standing in for Check.
+	works      atomic.Bool
+	firstRun   sync.Mutex
+	locateOnce sync.Once
+	locateErr  error
 
 	// spare is a cgroup made ahead of the next run, off its critical path.
 	spareMu sync.Mutex
@@ -409,47 +416,76 @@ func (s *Sandbox) Profile() string {
 func (s *Sandbox) CgroupError() error { return s.cgErr }
 
 // Check runs an empty command in a box once and reports whether the sandbox
-// works on this machine. ModeNone always works.
+// works on this machine. ModeNone always works. Run does not need it: the
+// first command a box runs tells the same (see Run), so a one-call process
+// does not pay for a second box.
 func (s *Sandbox) Check(ctx context.Context) error {
 	if s.cfg.Mode == ModeNone {
 		return nil
 	}
+	if err := s.locate(); err != nil {
+		return err
+	}
 	s.checkOnce.Do(func() {
-		s.checkErr = s.check(ctx)
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		res, err := s.runBwrap(ctx, Request{Command: "exit 0"})
+		if err == nil && res.ExitCode != 0 {
+			err = &setupError{fmt.Errorf("exit code %d: %s", res.ExitCode, strings.TrimSpace(res.Stderr.String()))}
+		}
+		s.checkErr = unavailable(err)
+		if s.checkErr == nil {
+			s.works.Store(true)
+		}
 	})
 	return s.checkErr
 }
 
-func (s *Sandbox) check(ctx context.Context) error {
-	bw := s.cfg.Bwrap
-	if bw == "" {
-		bw = "bwrap"
-	}
-	path, err := exec.LookPath(bw)
-	if err != nil {
-		return &Unavailable{
-			Reason: "bubblewrap (" + bw + ") is not installed or not on PATH",
-			Hint:   "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or on a trusted machine only pass --sandbox=none",
+// locate finds bwrap on PATH, once.
+func (s *Sandbox) locate() error {
+	s.locateOnce.Do(func() {
+		bw := s.cfg.Bwrap
+		if bw == "" {
+			bw = "bwrap"
 		}
-	}
-	s.bwrap = path
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	res, err := s.runBwrap(ctx, Request{Command: "exit 0"})
-	if err == nil && res.ExitCode != 0 {
-		err = fmt.Errorf("exit code %d: %s", res.ExitCode, strings.TrimSpace(res.Stderr.String()))
-	}
-	if err != nil {
-		var u *Unavailable
-		if errors.As(err, &u) {
-			return u
+		path, err := exec.LookPath(bw)
+		if err != nil {
+			s.locateErr = &Unavailable{
+				Reason: "bubblewrap (" + bw + ") is not installed or not on PATH",
+				Hint:   "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or on a trusted machine only pass --sandbox=none",
+			}
+			return
 		}
-		return &Unavailable{
-			Reason: "bubblewrap cannot create the sandbox: " + err.Error(),
-			Hint:   "user namespaces may be disabled (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or an AppArmor restriction on unprivileged user namespaces), or toolgate runs in a container that forbids them; fix that, or on a trusted machine only pass --sandbox=none",
-		}
+		s.bwrap = path
+	})
+	return s.locateErr
+}
+
+// setupError is bubblewrap failing before the command started: the box
+// could not be made, so nothing ran.
+type setupError struct{ err error }
+
+func (e *setupError) Error() string { return e.err.Error() }
+func (e *setupError) Unwrap() error { return e.err }
+
+// unavailable turns a failure to make a box into an Unavailable with a hint;
+// other errors (and nil) pass through.
+func unavailable(err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	var u *Unavailable
+	if errors.As(err, &u) {
+		return u
+	}
+	var se *setupError
+	if !errors.As(err, &se) {
+		return err
+	}
+	return &Unavailable{
+		Reason: "bubblewrap cannot create the sandbox: " + err.Error(),
+		Hint:   "user namespaces may be disabled (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, or an AppArmor restriction on unprivileged user namespaces), or toolgate runs in a container that forbids them; fix that, or on a trusted machine only pass --sandbox=none",
+	}
 }
 
 // Run executes one command and waits for it. An error means the command did
@@ -461,10 +497,31 @@ func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
 	if s.cfg.Mode == ModeNone {
 		return s.runNone(ctx, req)
 	}
-	if err := s.Check(ctx); err != nil {
+	if err := s.locate(); err != nil {
 		return Result{Mode: s.cfg.Mode}, err
 	}
-	return s.runBwrap(ctx, req)
+	if s.works.Load() {
+		return s.runBwrap(ctx, req)
+	}
+	// Until a box has been made, the command itself is the probe: a box
+	// that cannot be made runs nothing, and then no later call tries again.
+	s.firstRun.Lock()
+	defer s.firstRun.Unlock()
+	if s.works.Load() {
+		return s.runBwrap(ctx, req)
+	}
+	if s.checkErr != nil {
+		return Result{Mode: s.cfg.Mode}, s.checkErr
+	}
+	res, err := s.runBwrap(ctx, req)
+	if u := unavailable(err); u != err {
+		s.checkOnce.Do(func() { s.checkErr = u })
+		return res, s.checkErr
+	}
+	if err == nil {
+		s.works.Store(true)
+	}
+	return res, err
 }
 
 func (s *Sandbox) buildEnv() []string {
@@ -605,7 +662,7 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		if msg == "" && derr != nil {
 			msg = derr.Error()
 		}
-		return res, fmt.Errorf("bubblewrap failed to set up the box: %s", msg)
+		return res, &setupError{fmt.Errorf("bubblewrap failed to set up the box: %s", msg)}
 	}
 	child = info.ChildPid
 	if s.cg != nil {

@@ -423,6 +423,40 @@ func TestMissingBubblewrapRefuses(t *testing.T) {
 	}
 }
 
+// TestBrokenBubblewrapRefuses: a bwrap that cannot make the box (here one
+// that fails the way a kernel without user namespaces makes it fail) is
+// found out by the first command, which does not run; later commands are
+// refused without another try, and Check says the same.
+func TestBrokenBubblewrapRefuses(t *testing.T) {
+	w := newWorld(t)
+	fake := filepath.Join(t.TempDir(), "bwrap")
+	count := filepath.Join(t.TempDir(), "count")
+	script := "#!/bin/sh\necho x >> " + count + "\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Workspace: w.ws, Bwrap: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		res, err := s.Run(context.Background(), Request{Command: "touch " + filepath.Join(w.ws, "ran")})
+		var u *Unavailable
+		if !errors.As(err, &u) || u.Hint == "" || !strings.Contains(u.Reason, "No permissions") {
+			t.Fatalf("run %d: want Unavailable naming bwrap's reason, got %v (%+v)", i, err, res)
+		}
+	}
+	if err := s.Check(context.Background()); err == nil {
+		t.Fatal("Check says a broken bwrap works")
+	}
+	if b, _ := os.ReadFile(count); strings.Count(string(b), "x") != 1 {
+		t.Fatalf("bwrap started %d times, want once", strings.Count(string(b), "x"))
+	}
+	if _, err := os.Stat(filepath.Join(w.ws, "ran")); err == nil {
+		t.Fatal("the command ran without a sandbox")
+	}
+}
+
 func TestModeNoneRunsOnTheHost(t *testing.T) {
 	w := newWorld(t)
 	t.Setenv("TOOLGATE_TEST_SECRET", w.canary)

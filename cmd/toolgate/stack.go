@@ -81,20 +81,30 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 	if err != nil {
 		return nil, err
 	}
-	if !offersExec {
+	switch {
+	case !offersExec:
 		// nothing runs in the sandbox (mcp --upstream forwards calls)
-	} else if mode == sandbox.ModeNone {
+	case mode == sandbox.ModeNone:
 		fmt.Fprintln(errOut, "toolgate: warning: --sandbox=none: exec commands run on this host without a sandbox")
-	} else if err := sb.Check(ctx); err != nil {
-		fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", err)
-		var u *sandbox.Unavailable
-		if errors.As(err, &u) {
-			fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
+	default:
+		// A run is often one call: its first command finds out whether
+		// boxes can be made (and the refusal says why), rather than a
+		// probe box first. Services probe at start.
+		if source != "run" {
+			if err := sb.Check(ctx); err != nil {
+				fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", err)
+				var u *sandbox.Unavailable
+				if errors.As(err, &u) {
+					fmt.Fprintf(errOut, "hint: %s\n", u.Hint)
+				}
+				break
+			}
 		}
-	} else if sb.HostRoot() && sb.CgroupError() != nil {
-		// Root ignores RLIMIT_NPROC: without a pids cgroup only the timeout
-		// bounds a fork bomb.
-		fmt.Fprintf(errOut, "toolgate: warning: boxes are host root and get no cgroup (%v): nothing but the timeout bounds their processes; run toolgate as an ordinary user or let it create cgroups\n", sb.CgroupError())
+		if sb.HostRoot() && sb.CgroupError() != nil {
+			// Root ignores RLIMIT_NPROC: without a pids cgroup only the
+			// timeout bounds a fork bomb.
+			fmt.Fprintf(errOut, "toolgate: warning: boxes are host root and get no cgroup (%v): nothing but the timeout bounds their processes; run toolgate as an ordinary user or let it create cgroups\n", sb.CgroupError())
+		}
 	}
 	files, err := tools.OpenWorkspace(g.Workspace())
 	if err != nil {

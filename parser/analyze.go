@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -23,6 +24,7 @@ type Options struct {
 	MaxDepth   int    // deepest nesting of sh -c / eval / $(…); default 8
 	MaxCmds    int    // most simple commands analysed; default 2,000
 	MaxGlob    int    // most directory entries read while expanding globs; default 4,096
+	MaxBraces  int    // most words one word's brace expansion may make; default 1,024
 }
 
 func (o *Options) defaults() {
@@ -37,6 +39,9 @@ func (o *Options) defaults() {
 	}
 	if o.MaxGlob <= 0 {
 		o.MaxGlob = 4096
+	}
+	if o.MaxBraces <= 0 {
+		o.MaxBraces = 1024
 	}
 }
 
@@ -1180,10 +1185,14 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w)})
 			continue
 		}
-		fs, err := expand.Fields(r.config(st), w)
+		var fs []string
+		err := errBraceBudget
+		if braceCount(w, r.opts.MaxBraces) <= r.opts.MaxBraces {
+			fs, err = expand.Fields(r.config(st), w)
+		}
 		if err != nil {
 			text, pattern := r.render(w, st)
-			wild := strings.Contains(err.Error(), "brace expansion")
+			wild := errors.Is(err, errBraceBudget) || strings.Contains(err.Error(), "brace expansion")
 			if wild {
 				// too large to expand: what the word holds is unknowable
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "too_large", Text: text, Cmd: -1})
@@ -1200,6 +1209,74 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		}
 	}
 	return out
+}
+
+// errBraceBudget: a word's brace expansion would make more than
+// Options.MaxBraces words. Each word made is a path to classify, so a
+// brace bomb is refused from its size, before it is expanded.
+var errBraceBudget = errors.New("brace expansion too large")
+
+// braceCount is how many words brace expansion makes of w, worked out
+// from the braces without expanding them; past limit it stops counting.
+func braceCount(w *syntax.Word, limit int) int {
+	cp := *w // SplitBraces replaces the parts
+	if !syntax.SplitBraces(&cp) {
+		return 1
+	}
+	return partsCount(cp.Parts, limit)
+}
+
+func partsCount(parts []syntax.WordPart, limit int) int {
+	n := 1
+	for _, p := range parts {
+		br, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n *= braceElems(br, limit)
+		if n > limit {
+			return limit + 1
+		}
+	}
+	return n
+}
+
+func braceElems(br *syntax.BraceExp, limit int) int {
+	if !br.Sequence {
+		n := 0
+		for _, e := range br.Elems {
+			n += partsCount(e.Parts, limit)
+			if n > limit {
+				return limit + 1
+			}
+		}
+		return n
+	}
+	// {x..y[..step]}: numbers, or single characters
+	from, err1 := strconv.ParseInt(br.Elems[0].Lit(), 10, 64)
+	to, err2 := strconv.ParseInt(br.Elems[1].Lit(), 10, 64)
+	if err1 != nil || err2 != nil {
+		a, b := br.Elems[0].Lit(), br.Elems[1].Lit()
+		if a == "" || b == "" {
+			return 1
+		}
+		from, to = int64(a[0]), int64(b[0])
+	}
+	step := int64(1)
+	if len(br.Elems) > 2 {
+		if s, err := strconv.ParseInt(br.Elems[2].Lit(), 10, 64); err == nil && s != 0 {
+			step = max(s, -s)
+		}
+	}
+	// the distance as unsigned: it does not overflow where to-from would
+	span := uint64(to) - uint64(from)
+	if to < from {
+		span = uint64(from) - uint64(to)
+	}
+	if span/uint64(step) >= uint64(limit) {
+		return limit + 1
+	}
+	return int(span/uint64(step)) + 1
 }
 
 // plainWord returns the value of a word that expansion leaves as it is: a

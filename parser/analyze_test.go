@@ -299,3 +299,39 @@ func TestPlainWordsNeedNoExpansion(t *testing.T) {
 		t.Fatalf("only %d plain words seen", plain)
 	}
 }
+
+// TestBraceCount: the size worked out from the braces is the number of
+// words expansion makes, below the limit, and over it when expansion
+// would make more.
+func TestBraceCount(t *testing.T) {
+	words := []string{"a", "{a,b}", "x{a,b}y{1..3}", "{a,{b,c}}{d,e}", "{1..10..3}", "{10..1}", "{a..e}", "{e..a..2}",
+		"{01..10}", "{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", "{1..100}{1..100}", "{,a}", "{a}", "{1..x}",
+		"{-3..3}", "{1..5..-2}", "{a,b", "a}b", "{1..9223372036854775807}", "{-9223372036854775808..9223372036854775807}"}
+	for _, src := range words {
+		f, err := syntax.NewParser().Parse(strings.NewReader("echo "+src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1]
+		got := braceCount(w, 1024)
+		want := 0
+		cp := *w
+		if syntax.SplitBraces(&cp) {
+			for _, err := range expand.BracesSeq(nil, &cp) {
+				if err != nil || want > 1024 {
+					break
+				}
+				want++
+			}
+		} else {
+			want = 1
+		}
+		if want > 1024 {
+			if got <= 1024 {
+				t.Errorf("%s: counted %d, expansion makes more than 1024", src, got)
+			}
+		} else if got != want {
+			t.Errorf("%s: counted %d, expansion makes %d", src, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -59,16 +60,40 @@ func (r *run) globMatches(pattern string) []string {
 	var out []string
 	budget := r.opts.MaxGlob * 4
 	for _, pat := range expandBraces(pattern) {
-		base := r.opts.Workspace
-		if strings.HasPrefix(pat, "/") {
-			base = "/"
-		} else if strings.HasPrefix(pat, "~") {
-			continue // judged by the pattern itself (the home directory)
+		if strings.HasPrefix(pat, "/") || strings.HasPrefix(pat, "~") {
+			// The file tools refuse such patterns, and the pattern itself
+			// is judged as the path it names (outside the workspace).
+			continue
 		}
 		comps := strings.Split(strings.Trim(pat, "/"), "/")
-		r.globWalk(base, comps, &budget, &out)
+		if r.leavesWorkspace(comps) {
+			continue // likewise: its literal start is outside
+		}
+		r.globWalk(r.opts.Workspace, comps, &budget, &out)
 	}
 	return out
+}
+
+// leavesWorkspace says whether the literal components a pattern starts with
+// (up to its first wildcard) name a place outside the workspace, through
+// ".." or a symlink: the pattern is then judged by that place, and its
+// matches need not be listed.
+func (r *run) leavesWorkspace(comps []string) bool {
+	lit := r.opts.Workspace
+	for _, c := range comps {
+		if isGlob(c) || c == "**" {
+			break
+		}
+		lit = path.Join(lit, c)
+	}
+	if lit == r.opts.Workspace {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(lit)
+	if err != nil {
+		real = path.Clean(lit) // missing: judged lexically
+	}
+	return real != r.opts.Workspace && !strings.HasPrefix(real, r.opts.Workspace+"/")
 }
 
 func (r *run) globWalk(dir string, comps []string, budget *int, out *[]string) {

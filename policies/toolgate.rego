@@ -20,9 +20,9 @@ verdict := "deny" if {
 
 # Reasons come out sorted by rule id, then message.
 reasons := by_rule(deny) if {
-	count(deny) > 0
+	verdict == "deny"
 } else := by_rule(ask) if {
-	count(ask) > 0
+	verdict == "ask"
 } else := []
 
 by_rule(set) := [{"rule": p[0], "message": p[1]} | some p in sort([[r.rule, r.message] | some r in set])]
@@ -37,6 +37,7 @@ default network_granted := false
 default network_on_approval := false
 
 network_on_approval if {
+	verdict == "ask" # a denied call is never approved: its asks need no evaluating
 	data.toolgate.config.network_on_approval != false
 	some r in ask
 	r.rule in {"ask.network", "ask.git_remote", "ask.package_install"}

@@ -45,7 +45,20 @@ func (a *Auditor) Decision(call gate.Call, res gate.Result, approval, sandboxMod
 // policy; a decision that cannot be recorded becomes a deny saying why (an
 // unlogged call does not run). Every front end records through it.
 func (a *Auditor) Record(policy string, call gate.Call, res *gate.Result, approval, sandboxMode string) {
-	if err := a.DecisionWith(policy, call, *res, approval, sandboxMode); err != nil {
+	if a == nil || a.Log == nil {
+		return
+	}
+	a.Append(a.DecisionRecord(policy, call, *res, approval, sandboxMode), res)
+}
+
+// Append writes a record made by DecisionRecord for res; a decision that
+// cannot be recorded becomes a deny saying why. DecisionRecord may run on
+// any goroutine; Append is where the log's order is set.
+func (a *Auditor) Append(r audit.Record, res *gate.Result) {
+	if a == nil || a.Log == nil {
+		return
+	}
+	if _, err := a.Log.Append(r); err != nil {
 		*res = refuse(*res, RuleAuditFailed, "the audit log could not be written ("+err.Error()+"), so the call is denied; fix the log (see 'toolgate audit verify') and retry")
 	}
 }
@@ -56,6 +69,14 @@ func (a *Auditor) DecisionWith(policy string, call gate.Call, res gate.Result, a
 	if a == nil || a.Log == nil {
 		return nil
 	}
+	_, err := a.Log.Append(a.DecisionRecord(policy, call, res, approval, sandboxMode))
+	return err
+}
+
+// DecisionRecord builds the decision record for call (arguments masked,
+// credentials redacted, commands and resolved paths from the facts)
+// without writing it.
+func (a *Auditor) DecisionRecord(policy string, call gate.Call, res gate.Result, approval, sandboxMode string) audit.Record {
 	r := audit.Record{
 		Kind: audit.KindDecision, ID: res.ID, Tool: res.Tool, Source: a.Source,
 		Args:     audit.MaskArgs(call.Tool, call.Args, a.Mask),
@@ -87,8 +108,7 @@ func (a *Auditor) DecisionWith(policy string, call gate.Call, res gate.Result, a
 			}
 		}
 	}
-	_, err := a.Log.Append(r)
-	return err
+	return r
 }
 
 // Outcome records what an executed call did, under the policy a.Policy.

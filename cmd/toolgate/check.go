@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/toolgate/toolgate/audit"
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/runner"
 )
@@ -69,7 +70,11 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 	decide := func(line []byte, n int, tooLong bool) []decided {
 		if tooLong {
 			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
-			return []decided{{call: gate.Call{ID: res.ID}, res: res}}
+			d := decided{call: gate.Call{ID: res.ID}, res: res}
+			if au != nil {
+				d.rec = au.DecisionRecord(au.Policy, d.call, res, "", "")
+			}
+			return []decided{d}
 		}
 		var out []decided
 		for _, d := range g.Calls(line, n) {
@@ -81,11 +86,18 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 			}
 			out = append(out, decided{call: d.Call, res: res})
 		}
+		if au != nil {
+			// the records are built here, on the workers; only their
+			// writing is in order
+			for i := range out {
+				out[i].rec = au.DecisionRecord(au.Policy, out[i].call, out[i].res, "", "")
+			}
+		}
 		return out
 	}
 	emit := func(ds []decided, more bool) error {
 		for _, d := range ds {
-			logged(au, d.call, &d.res)
+			au.Append(d.rec, &d.res)
 			if d.res.Reasons == nil {
 				d.res.Reasons = []gate.Reason{}
 			}
@@ -105,6 +117,7 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 type decided struct {
 	call gate.Call
 	res  gate.Result
+	rec  audit.Record // its decision record, when there is a log
 }
 
 // pipeline reads lines from in, decides them on workers goroutines at once

@@ -15,7 +15,13 @@
 //
 // Verify streams files as one chain with bounded memory and names the first
 // problem (edited, removed, reordered, duplicated, foreign line, torn tail,
-// genesis missing, broken chain, bad signature, unsigned). Repair cuts a torn
+// genesis missing, broken chain, bad signature, unsigned). An intact line is
+// decided in one pass over its bytes (scanRecord: it is canonical, and these
+// are its chain fields); a line that pass cannot decide goes through the
+// generic decode, which names what is wrong with it. Writers likewise
+// encode a record's canonical form directly (sealAppend) and fall back to
+// the generic encoding only for what that does not handle; tests and fuzz
+// targets hold each fast path to the bytes of its slow one. Repair cuts a torn
 // final line — the only damage a crash can cause — and records it; it
 // refuses anything else. MaskArgs and Redact keep file contents and
 // credentials out of records. Show, Report and ExportOCSF are the read side.

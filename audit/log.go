@@ -78,6 +78,7 @@ type Log struct {
 	lastSync  time.Time
 	lastCkSeq int64
 	closed    bool
+	buf       []byte // the line being written, reused
 }
 
 // Open opens (creating it, and its directory, when missing) the log at
@@ -176,6 +177,7 @@ func (l *Log) sync() error {
 		return nil // nobody wrote since we did
 	}
 	if st.Size == 0 {
+		l.size = 0
 		return l.genesis("", ZeroHash, 0)
 	}
 	last, err := lastLine(l.f, st.Size)
@@ -231,7 +233,7 @@ func (l *Log) genesis(prevFile, prevHash string, seq int64) error {
 }
 
 // write seals r as the record after (seq-1, prev) and appends it with one
-// write call; under the lock.
+// write call; under the lock, with l.size the file's size or -1.
 func (l *Log) write(r *Record, seq int64, prev string) error {
 	r.V = Version
 	r.Seq = seq
@@ -241,9 +243,12 @@ func (l *Log) write(r *Record, seq int64, prev string) error {
 		w := l.writer
 		r.Writer = &w
 	}
-	line, err := r.seal()
+	line, err := r.sealAppend(l.buf[:0])
 	if err != nil {
 		return fmt.Errorf("audit record: %w", err)
+	}
+	if cap(line) <= 64<<10 {
+		l.buf = line[:0] // reused for the next record (a huge one is not kept)
 	}
 	n, err := l.f.Write(line)
 	if err != nil || n != len(line) {
@@ -256,11 +261,15 @@ func (l *Log) write(r *Record, seq int64, prev string) error {
 	if err := l.flush(false); err != nil {
 		return err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(int(l.f.Fd()), &st); err == nil {
-		l.size = st.Size
+	if l.size >= 0 {
+		// The file was l.size bytes (callers hold the lock and know) and
+		// an O_APPEND write of n bytes made it n longer.
+		l.size += int64(n)
 	} else {
-		l.size = -1
+		var st unix.Stat_t
+		if err := unix.Fstat(int(l.f.Fd()), &st); err == nil {
+			l.size = st.Size
+		}
 	}
 	l.seq, l.hash = seq, r.Hash
 	return nil
@@ -343,23 +352,23 @@ func (l *Log) rotate() error {
 	}
 	prevSeq, prevHash := l.seq, l.hash
 	oldF := l.f
-	l.f = f
-	if err := l.genesis(filepath.Base(old), prevHash, prevSeq+1); err != nil {
-		l.f = oldF
+	l.f, l.size = f, 0 // a new, empty file
+	// On failure, back to the old file, whose state is then read again.
+	undo := func() {
+		l.f, l.size = oldF, -1
 		f.Close()
 		os.Remove(tmp)
+	}
+	if err := l.genesis(filepath.Base(old), prevHash, prevSeq+1); err != nil {
+		undo()
 		return err
 	}
 	if err := l.fsync(); err != nil {
-		l.f = oldF
-		f.Close()
-		os.Remove(tmp)
+		undo()
 		return err
 	}
 	if err := os.Rename(l.o.Path, old); err != nil {
-		l.f = oldF
-		f.Close()
-		os.Remove(tmp)
+		undo()
 		return fmt.Errorf("audit log rotation: %w", err)
 	}
 	if err := os.Rename(tmp, l.o.Path); err != nil {

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,7 +87,13 @@ const recentHashes = 100000
 // Verify streams the files, in order, as one chain and reports the first
 // problem. Memory stays bounded whatever the size of the log.
 func Verify(paths []string, o VerifyOptions) Result {
-	v := &verifier{o: o, prevSeq: -1, recent: map[int64]string{}}
+	return verify(paths, o, false)
+}
+
+// verify is Verify; slowOnly turns the fast path off (tests compare the
+// two).
+func verify(paths []string, o VerifyOptions, slowOnly bool) Result {
+	v := &verifier{o: o, prevSeq: -1, recent: map[int64]string{}, slowOnly: slowOnly}
 	for i, p := range paths {
 		v.res.Files++
 		if stop := v.file(p, i); stop {
@@ -110,6 +119,12 @@ type verifier struct {
 	recent   map[int64]string // seq → hash of recent records
 	line     int64
 	read     int64
+
+	scan     lineScan  // the fast path's record
+	sha      hash.Hash // reused for every record
+	sum      [sha256.Size]byte
+	hex      [2 * sha256.Size]byte
+	slowOnly bool // tests: verify every line the slow way
 }
 
 // file verifies one file; it returns true when verification must stop.
@@ -123,7 +138,9 @@ func (v *verifier) file(path string, index int) bool {
 	br := bufio.NewReaderSize(f, 1<<20)
 	v.line = 0
 	for {
-		line, err := readLine(br)
+		// line is only valid until br is read again: record reads ahead
+		// only once it is done with the line.
+		line, err := readLineView(br)
 		if len(line) == 0 && err == io.EOF {
 			break
 		}
@@ -161,6 +178,27 @@ func (v *verifier) file(path string, index int) bool {
 	return false
 }
 
+// readLineView is readLine without a copy when the line fits in br's
+// buffer: what it returns is only valid until br is read again.
+func readLineView(br *bufio.Reader) ([]byte, error) {
+	chunk, err := br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return chunk, err
+	}
+	out := append([]byte(nil), chunk...)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if err == bufio.ErrBufferFull {
+			if len(out) > 256<<20 {
+				return out, errors.New("a line longer than 256 MiB")
+			}
+			continue
+		}
+		return out, err
+	}
+}
+
 // readLine reads one line with its newline; at the end of input it returns
 // what is left and io.EOF.
 func readLine(br *bufio.Reader) ([]byte, error) {
@@ -186,22 +224,8 @@ func (v *verifier) fail(file string, line, seq int64, kind, detail string) {
 
 // record checks one line; true stops the verification.
 func (v *verifier) record(path string, index int, body []byte, br *bufio.Reader) bool {
-	m, r, err := chainFields(body)
-	if err != nil {
-		v.fail(path, v.line, -1, ProblemForeign, err.Error())
-		return true
-	}
-	full, covered, err := canonicalWithout(m, "hash")
-	if err != nil || !bytes.Equal(full, body) {
-		v.fail(path, v.line, r.Seq, ProblemEdited, "the line was rewritten (it is not the canonical form the writer wrote)")
-		return true
-	}
-	if r.V != Version {
-		v.fail(path, v.line, r.Seq, ProblemForeign, fmt.Sprintf("record version %d is not %d", r.V, Version))
-		return true
-	}
-	if sumOf(covered) != r.Hash {
-		v.fail(path, v.line, r.Seq, ProblemEdited, "the record's content does not match its hash")
+	r, stop := v.parse(path, body)
+	if stop {
 		return true
 	}
 	v.res.Records++
@@ -252,6 +276,62 @@ func (v *verifier) record(path string, index int, body []byte, br *bufio.Reader)
 		v.res.UnsignedTail++
 	}
 	return false
+}
+
+// parse reads a line as a record whose form, version and hash are right;
+// true stops the verification. The fast path (scanRecord) decides every
+// line of an intact log; any line it cannot decide takes the slow path,
+// which names what is wrong with it.
+func (v *verifier) parse(path string, body []byte) (*Record, bool) {
+	if !v.slowOnly && scanRecord(body, &v.scan, v.prevHash) {
+		r := &v.scan.Rec
+		if r.V != Version {
+			v.fail(path, v.line, r.Seq, ProblemForeign, fmt.Sprintf("record version %d is not %d", r.V, Version))
+			return nil, true
+		}
+		if !v.hashMatches(r.Hash, body[:v.scan.CutFrom], body[v.scan.CutTo:]) {
+			v.fail(path, v.line, r.Seq, ProblemEdited, "the record's content does not match its hash")
+			return nil, true
+		}
+		return r, false
+	}
+	m, r, err := chainFields(body)
+	if err != nil {
+		v.fail(path, v.line, -1, ProblemForeign, err.Error())
+		return nil, true
+	}
+	full, covered, err := canonicalWithout(m, "hash")
+	if err != nil || !bytes.Equal(full, body) {
+		v.fail(path, v.line, r.Seq, ProblemEdited, "the line was rewritten (it is not the canonical form the writer wrote)")
+		return nil, true
+	}
+	if r.V != Version {
+		v.fail(path, v.line, r.Seq, ProblemForeign, fmt.Sprintf("record version %d is not %d", r.V, Version))
+		return nil, true
+	}
+	if sumOf(covered) != r.Hash {
+		v.fail(path, v.line, r.Seq, ProblemEdited, "the record's content does not match its hash")
+		return nil, true
+	}
+	return r, false
+}
+
+// hashMatches says whether want is sumOf(a followed by b), without
+// allocating.
+func (v *verifier) hashMatches(want string, a, b []byte) bool {
+	const tag = "sha256:"
+	if len(want) != len(tag)+2*sha256.Size || want[:len(tag)] != tag {
+		return false
+	}
+	if v.sha == nil {
+		v.sha = sha256.New()
+	}
+	v.sha.Reset()
+	v.sha.Write([]byte(hashPrefix))
+	v.sha.Write(a)
+	v.sha.Write(b)
+	hex.Encode(v.hex[:], v.sha.Sum(v.sum[:0]))
+	return string(v.hex[:]) == want[len(tag):]
 }
 
 func (v *verifier) advance(r *Record) {

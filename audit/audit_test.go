@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -288,6 +289,46 @@ func TestRedactAndMask(t *testing.T) {
 	for _, want := range []string{`"masked":true`, `"bytes":5`, "Bearer [REDACTED]", "password=[REDACTED]", "://u:[REDACTED]@"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q missing from %s", want, got)
+		}
+	}
+}
+
+// redactEvery is Redact without its needle shortcut: every pattern runs.
+func redactEvery(s string) string {
+	for _, re := range secretPatterns {
+		s = re.ReplaceAllString(s, redacted)
+	}
+	return s
+}
+
+// TestRedactShortcutChangesNothing: skipping the patterns whose needles are
+// absent gives the same text as running them all, on text built from
+// pieces of every credential form, in any case.
+func TestRedactShortcutChangesNothing(t *testing.T) {
+	if len(secretNeedles) != len(secretPatterns) {
+		t.Fatalf("%d needle lists for %d patterns", len(secretNeedles), len(secretPatterns))
+	}
+	pieces := []string{"-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----", "AKIAABCDEFGHIJKLMNOP", "ASIAABCDEFGHIJKLMNOP",
+		"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github_pat_" + strings.Repeat("a1", 25), "glpat-abcdefghijklmnopqrstu",
+		"xoxb-1234567890-abc", "sk-proj-abcdefghijklmnopqrstuvwxyz", "eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK",
+		"Bearer abcdefghijklmnop", "BEARER  zyxwvutsrqponm", "password=hunter2", "PassWord: 'x y'", "API-KEY=abc", "Token:\"t t\"",
+		"client_secret=s3", "https://user:pa55@host/x", "ſecret=x", "toKen=y", "pwd = z", " ", "\n", "=", ":", "a", "-", "_", "x.y.z", "é"}
+	rng := rand.New(rand.NewSource(7))
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.Intn(5) {
+			p := pieces[rng.Intn(len(pieces))]
+			switch rng.Intn(3) {
+			case 0:
+				p = strings.ToUpper(p)
+			case 1:
+				p = strings.ToLower(p)
+			}
+			b.WriteString(p)
+		}
+		s := b.String()
+		if got, want := Redact(s), redactEvery(s); got != want {
+			t.Fatalf("%q: Redact gives %q, every pattern gives %q", s, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -330,5 +331,60 @@ func TestRedactShortcutChangesNothing(t *testing.T) {
 		if got, want := Redact(s), redactEvery(s); got != want {
 			t.Fatalf("%q: Redact gives %q, every pattern gives %q", s, got, want)
 		}
+	}
+}
+
+// TestAppendAllGroupCommit: records appended in groups (with checkpoints
+// and rotations falling inside groups, and single appends and other
+// goroutines in between) make one intact chain with every record once.
+func TestAppendAllGroupCommit(t *testing.T) {
+	for _, mode := range []Fsync{FsyncAlways, FsyncBatch, FsyncNever} {
+		t.Run(string(mode), func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "audit.jsonl")
+			pub, priv, err := ed25519.GenerateKey(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := Open(Options{Path: p, Fsync: mode, MaxBytes: 6000, Key: priv, CheckpointEvery: 7})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			total := 0
+			var mu sync.Mutex
+			for g := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range 20 {
+						var rs []Record
+						for j := range i % 6 {
+							rs = append(rs, Record{Kind: KindDecision, ID: fmt.Sprintf("g%d-%d-%d", g, i, j), Tool: "exec", Decision: "allow"})
+						}
+						n, err := l.AppendAll(rs)
+						if err != nil || n != len(rs) {
+							t.Errorf("AppendAll: %d of %d: %v", n, len(rs), err)
+						}
+						if _, err := l.Append(Record{Kind: KindDecision, ID: fmt.Sprintf("g%d-%d", g, i), Tool: "exec", Decision: "deny"}); err != nil {
+							t.Error(err)
+						}
+						mu.Lock()
+						total += n + 1
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			l.Close()
+			files, _ := filepath.Glob(p + ".*")
+			if len(files) < 2 {
+				t.Fatalf("no rotation: %v", files)
+			}
+			res := Verify(append(files, p), VerifyOptions{PublicKey: pub})
+			if res.Problem != nil || res.Decisions != int64(total) {
+				t.Fatalf("group-committed chain: %d decisions of %d, %v", res.Decisions, total, res.Problem)
+			}
+		})
 	}
 }

@@ -79,6 +79,8 @@ type Log struct {
 	lastCkSeq int64
 	closed    bool
 	buf       []byte // the line being written, reused
+	deferSync bool   // inside AppendAll: sync at the end of the group
+	failed    error  // set when the log can no longer be appended to safely
 }
 
 // Open opens (creating it, and its directory, when missing) the log at
@@ -276,6 +278,10 @@ func (l *Log) write(r *Record, seq int64, prev string) error {
 }
 
 func (l *Log) flush(force bool) error {
+	if l.deferSync && !force {
+		l.dirty = true
+		return nil // AppendAll syncs once, at the end of its group
+	}
 	switch l.o.Fsync {
 	case FsyncAlways:
 		return l.fsync()
@@ -310,6 +316,9 @@ func (l *Log) Append(r Record) (Record, error) {
 	if l.closed {
 		return r, errors.New("audit log is closed")
 	}
+	if l.failed != nil {
+		return r, l.failed
+	}
 	err := l.locked(func() error {
 		if err := l.write(&r, l.seq+1, l.hash); err != nil {
 			return err
@@ -326,6 +335,63 @@ func (l *Log) Append(r Record) (Record, error) {
 		return nil
 	})
 	return r, err
+}
+
+// AppendAll writes rs as the next records of the log, in order, under one
+// hold of the file lock and (with FsyncAlways) one fsync after the last:
+// a group commit. It returns how many records were written; when that is
+// less than len(rs) the error says why, and the rest were not logged. With
+// FsyncAlways every record written is on disk when AppendAll returns, as
+// with Append.
+func (l *Log) AppendAll(rs []Record) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return 0, errors.New("audit log is closed")
+	}
+	if l.failed != nil {
+		return 0, l.failed
+	}
+	n := 0
+	err := l.locked(func() error {
+		l.deferSync = true
+		defer func() { l.deferSync = false }()
+		for i := range rs {
+			if err := l.write(&rs[i], l.seq+1, l.hash); err != nil {
+				return err
+			}
+			n++
+			l.mine++
+			if l.o.Key != nil && rs[i].Seq%l.o.CheckpointEvery == 0 {
+				if err := l.checkpoint(); err != nil {
+					return err
+				}
+			}
+			if l.o.MaxBytes > 0 && l.size >= l.o.MaxBytes {
+				if err := l.endGroup(); err != nil {
+					n = 0 // not known to be on disk
+					return err
+				}
+				if err := l.rotate(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := l.endGroup(); err != nil {
+			n = 0 // not known to be on disk
+			return err
+		}
+		return nil
+	})
+	return n, err
+}
+
+// endGroup syncs what a group commit wrote, as its mode asks.
+func (l *Log) endGroup() error {
+	l.deferSync = false
+	err := l.flush(false)
+	l.deferSync = true
+	return err
 }
 
 // checkpoint appends a signed checkpoint over the last record; under the
@@ -372,7 +438,14 @@ func (l *Log) rotate() error {
 		return fmt.Errorf("audit log rotation: %w", err)
 	}
 	if err := os.Rename(tmp, l.o.Path); err != nil {
-		return fmt.Errorf("audit log rotation: %w (the log is at %s)", err, old)
+		// Put the old file back so its chain goes on; failing that, stop:
+		// a new file at the path would start a new chain unnoticed.
+		if rerr := os.Rename(old, l.o.Path); rerr == nil {
+			undo()
+			return fmt.Errorf("audit log rotation: %w", err)
+		}
+		l.failed = fmt.Errorf("audit log rotation left the log at %s and could not put it back: %w; nothing more is appended", old, err)
+		return l.failed
 	}
 	syncDir(filepath.Dir(l.o.Path))
 	oldF.Close()

@@ -63,6 +63,19 @@ func (a *Auditor) Append(r audit.Record, res *gate.Result) {
 	}
 }
 
+// AppendAll writes records made by DecisionRecord for ress, in order, as
+// one group commit (one lock, one fsync); each decision whose record could
+// not be written becomes a deny saying why.
+func (a *Auditor) AppendAll(rs []audit.Record, ress []*gate.Result) {
+	if a == nil || a.Log == nil || len(rs) == 0 {
+		return
+	}
+	n, err := a.Log.AppendAll(rs)
+	for _, res := range ress[n:] {
+		*res = refuse(*res, RuleAuditFailed, "the audit log could not be written ("+err.Error()+"), so the call is denied; fix the log (see 'toolgate audit verify') and retry")
+	}
+}
+
 // DecisionWith records a decision made with the policy whose digest is
 // policy (the gate in use, which a reload may have changed).
 func (a *Auditor) DecisionWith(policy string, call gate.Call, res gate.Result, approval, sandboxMode string) error {

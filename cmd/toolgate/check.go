@@ -95,9 +95,19 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 		}
 		return out
 	}
+	var recs []audit.Record
+	var ress []*gate.Result
 	emit := func(ds []decided, more bool) error {
+		// The decisions at hand are recorded as one group commit: with
+		// --fsync always they are on disk before any of them is answered,
+		// at the cost of one fsync for the group.
+		recs, ress = recs[:0], ress[:0]
+		for i := range ds {
+			recs = append(recs, ds[i].rec)
+			ress = append(ress, &ds[i].res)
+		}
+		au.AppendAll(recs, ress)
 		for _, d := range ds {
-			au.Append(d.rec, &d.res)
 			if d.res.Reasons == nil {
 				d.res.Reasons = []gate.Reason{}
 			}
@@ -119,6 +129,9 @@ type decided struct {
 	res  gate.Result
 	rec  audit.Record // its decision record, when there is a log
 }
+
+// maxGroup bounds the decisions pipeline hands to emit at once.
+const maxGroup = 256
 
 // pipeline reads lines from in, decides them on workers goroutines at once
 // and hands the decisions to emit strictly in input order, from one
@@ -167,10 +180,43 @@ func pipeline(ctx context.Context, in io.Reader, workers int, decide func(line [
 		})
 	}()
 	var err error
-	for j := range order {
-		ds := <-j.done
+	var group []decided
+	var pending *job
+	for {
+		j := pending
+		pending = nil
+		if j == nil {
+			var ok bool
+			if j, ok = <-order; !ok {
+				break
+			}
+		}
+		// Emit what is decided already as one group, in order: the jobs
+		// after j whose decisions are done join it; the first that is
+		// not done waits for the next group.
+		group = append(group[:0], <-j.done...)
+		flush := !j.more
+	gather:
+		for len(group) < maxGroup {
+			select {
+			case next, ok := <-order:
+				if !ok {
+					break gather
+				}
+				select {
+				case ds := <-next.done:
+					group = append(group, ds...)
+					flush = flush || !next.more
+				default:
+					pending = next
+					break gather
+				}
+			default:
+				break gather
+			}
+		}
 		if err == nil {
-			err = emit(ds, j.more)
+			err = emit(group, !flush)
 			if err != nil {
 				cancel()
 			}

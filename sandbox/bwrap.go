@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // systemDirs are shown read-only in the box when they exist; a symlink
@@ -107,42 +112,116 @@ const rootOnlyBudget = 50000
 // read: files without o+r and directories without o+x, owned by root's uid
 // or group (the box's gid is host gid 0 too).
 func rootOnly() []string {
-	var out []string
-	budget := rootOnlyBudget
+	prefetchMu.Lock()
+	ch := prefetched
+	prefetched = nil
+	prefetchMu.Unlock()
+	if ch != nil {
+		return <-ch
+	}
+	return walkRootOnly()
+}
+
+var (
+	prefetchMu sync.Mutex
+	prefetched chan []string // a walk Prepare started, for the next sandbox
+)
+
+// Prepare starts, in the background, the start-up work the next sandbox of
+// this process may need that depends on nothing the caller knows yet: when
+// toolgate runs as root, the walk for root-only files (tens of
+// milliseconds on a system with a toolchain in /usr/local). Calling it
+// before loading the policy lets the two overlap; the next New takes its
+// result (every later New walks afresh).
+func Prepare() {
+	if os.Getuid() != 0 {
+		return
+	}
+	ch := make(chan []string, 1)
+	prefetchMu.Lock()
+	prefetched = ch
+	prefetchMu.Unlock()
+	go func() { ch <- walkRootOnly() }()
+}
+
+func walkRootOnly() []string {
+	// The trees can hold tens of thousands of entries (a toolchain under
+	// /usr/local): directories are read on every core, and each entry is
+	// looked at relative to its open directory, not by its whole path.
+	var (
+		mu      sync.Mutex
+		out     []string
+		pending sync.WaitGroup
+		budget  atomic.Int64
+	)
+	budget.Store(rootOnlyBudget)
+	dirs := make(chan string, 1024)
 	var walk func(dir string)
 	walk = func(dir string) {
-		ents, err := os.ReadDir(dir)
+		defer pending.Done()
+		f, err := os.Open(dir)
 		if err != nil {
 			return
 		}
-		for _, e := range ents {
-			if budget--; budget <= 0 {
+		defer f.Close()
+		names, err := f.Readdirnames(-1)
+		if err != nil {
+			return
+		}
+		fd := int(f.Fd())
+		for _, name := range names {
+			if budget.Add(-1) <= 0 {
 				return
 			}
-			p := filepath.Join(dir, e.Name())
-			var st syscall.Stat_t
-			if syscall.Lstat(p, &st) != nil || st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+			var st unix.Stat_t
+			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
 				continue
 			}
 			if st.Uid != 0 && st.Gid != 0 {
 				continue
 			}
-			isDir := st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+			p := filepath.Join(dir, name)
+			isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
 			switch {
-			case isDir && st.Mode&0o001 == 0:
+			case isDir && st.Mode&0o001 == 0, !isDir && st.Mode&0o004 == 0:
+				mu.Lock()
 				out = append(out, p)
+				mu.Unlock()
 			case isDir:
-				walk(p)
-			case st.Mode&0o004 == 0:
-				out = append(out, p)
+				pending.Add(1)
+				select {
+				case dirs <- p:
+				default:
+					walk(p) // the queue is full: walk it here
+				}
 			}
 		}
 	}
 	for _, t := range rootOnlyTrees {
 		if fi, err := os.Lstat(t); err == nil && fi.IsDir() {
-			walk(t)
+			pending.Add(1)
+			dirs <- t
 		}
 	}
+	done := make(chan struct{})
+	go func() { pending.Wait(); close(done) }()
+	var workers sync.WaitGroup
+	for range max(2, runtime.GOMAXPROCS(0)) {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for {
+				select {
+				case d := <-dirs:
+					walk(d)
+				case <-done:
+					return
+				}
+			}
+		}()
+	}
+	workers.Wait()
+	slices.Sort(out)
 	return out
 }
 
@@ -222,6 +301,9 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	for _, kv := range s.env {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
+	}
+	if s.fixedDone != nil {
+		<-s.fixedDone
 	}
 	a = append(a, s.fixed...)
 

@@ -189,6 +189,7 @@ type Sandbox struct {
 	// needs CAP_SYS_RESOURCE).
 	prologue string
 
+	fixedDone chan struct{} // closed once fixed is set
 	checkOnce sync.Once
 	checkErr  error
 	// works is set once a box was made; until then runs go one at a time
@@ -323,7 +324,14 @@ func New(cfg Config) (*Sandbox, error) {
 			s.prologue = s.limitsPrologue()
 		}
 		s.cg, s.cgErr = findCgroups()
-		s.fixed = s.fixedMounts()
+		// The fixed mounts (with a host-root box, a walk of /etc, /opt
+		// and /usr/local for root-only files) are worked out while the
+		// caller does its own start-up; the first box waits for them.
+		s.fixedDone = make(chan struct{})
+		go func() {
+			defer close(s.fixedDone)
+			s.fixed = s.fixedMounts()
+		}()
 	}
 	return s, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/mcpgate"
 	"github.com/toolgate/toolgate/runner"
+	"github.com/toolgate/toolgate/sandbox"
 )
 
 // version names this build to MCP peers.
@@ -66,6 +67,9 @@ func runMCP(ctx context.Context, o *mcpOptions, upstream []string, errOut io.Wri
 	mode, approve, err := o.settings()
 	if err != nil {
 		return err
+	}
+	if mode == sandbox.ModeBwrap {
+		sandbox.Prepare() // overlaps the policy's loading
 	}
 	g, err := o.gate(ctx)
 	if err != nil {

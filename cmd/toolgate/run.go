@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/runner"
+	"github.com/toolgate/toolgate/sandbox"
 	"github.com/toolgate/toolgate/tools"
 )
 
@@ -58,6 +59,9 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	mode, approve, err := o.settings()
 	if err != nil {
 		return err
+	}
+	if mode == sandbox.ModeBwrap {
+		sandbox.Prepare() // overlaps the policy's loading
 	}
 	g, err := o.gate(ctx)
 	if err != nil {

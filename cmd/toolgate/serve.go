@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/runner"
+	"github.com/toolgate/toolgate/sandbox"
 	"github.com/toolgate/toolgate/serve"
 )
 
@@ -99,6 +100,9 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 	}
 	if approve == runner.ApprovePrompt {
 		return errors.New("--approve prompt: a service has no terminal to ask on; use --approve deny or --approve allow")
+	}
+	if mode == sandbox.ModeBwrap {
+		sandbox.Prepare() // overlaps the policy's loading
 	}
 	g, err := o.gate(ctx)
 	if err != nil {

@@ -1,0 +1,14 @@
+# make build   bin/toolgate
+# make test    the whole suite (scripts/test.sh)
+# make bench   the benchmark table (scripts/bench.sh); BENCHFLAGS="-quick -rows 1,2 -json out.json"
+.PHONY: build test bench
+
+build:
+	mkdir -p bin
+	go build -o bin/toolgate ./cmd/toolgate
+
+test:
+	bash scripts/test.sh
+
+bench:
+	bash scripts/bench.sh $(BENCHFLAGS)

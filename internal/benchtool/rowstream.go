@@ -174,7 +174,7 @@ func (b *bench) rowStream(s *section) error {
 	s.add("process start: peak RSS", "MiB", start.rss)
 	s.note("rounds: %d for the process start and the unique lines, %d for the %s-call stream (each run is long)", b.sz.StreamReps, b.sz.StreamBigReps, ns)
 	s.note("wall time from start to exit of one process / decisions written (process start included); stdin a file, stdout a file")
-	s.note("the %s-call stream cycles the %s distinct corpus lines; the unique row has each once. Repeats are cheap only while the decision cache holds them (gate.New makes it 1,024 entries, cleared when full), so a cycle longer than that gets next to no hits", ns, nu)
+	s.note("the %s-call stream cycles the %s distinct corpus lines; the unique row has each once. Repeats are cheap only while the decision cache holds them (two generations of 1,024 entries), so a cycle longer than that gets few hits", ns, nu)
 	s.note("cwd and --workspace the corpus fixture, HOME its fake home; a fresh audit file each run; peak RSS is the child's ru_maxrss")
 	return nil
 }

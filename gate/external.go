@@ -284,11 +284,7 @@ func (g *Gate) DecideExternal(ctx context.Context, c Call) (res Result) {
 	}
 	pr := g.an.Index(in.Facts)
 	in.Present = &pr
-	v, err := inputValue(in)
-	if err != nil {
-		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
-	}
-	res = g.evaluate(ctx, c, v, nil)
+	res = g.evaluate(ctx, c, in, nil)
 	res.Input = in
 	if in.ParseError != nil && res.Decision != "deny" {
 		res.Decision = "deny"

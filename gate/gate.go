@@ -10,7 +10,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
@@ -31,28 +30,18 @@ type Options struct {
 	Limits     Limits
 	// NoCache turns the decision cache off (for measuring the evaluation).
 	NoCache bool
-	// Background compiles the policy on its own goroutine: New returns
-	// once the policy is loaded and checked for syntax, calls can be
-	// prepared (decoded, validated, analysed) at once, and evaluation
-	// waits for the compile. Ready reports its outcome. A stream uses it
-	// to analyse its first calls while the policy compiles.
-	Background bool
 }
 
 // Gate decides tool calls. It is safe for concurrent use.
 type Gate struct {
 	cache *decisionCache
 	pol   *Policy
-	pq    rego.PreparedEvalQuery // set before ready is closed
-	ready chan struct{}
-	// compileErr is why the policy did not compile (set before ready is
-	// closed); every evaluation then denies.
-	compileErr error
-	an         *parser.Analyzer
-	val        *validator
-	ws         string
-	home       string
-	lim        Limits
+	pq    rego.PreparedEvalQuery
+	an    *parser.Analyzer
+	val   *validator
+	ws    string
+	home  string
+	lim   Limits
 }
 
 // Input is the document the policy sees (see README, "The Rego input document").
@@ -131,33 +120,19 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 			return nil, fmt.Errorf("data.toolgate.config: %w", err)
 		}
 	}
+	pq, err := pol.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
 	val, err := newValidator(tools.All())
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{pol: pol, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), ready: make(chan struct{})}
+	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults()}
 	if !o.NoCache {
 		g.cache = newDecisionCache(1024)
 	}
-	if o.Background {
-		go func() {
-			defer close(g.ready)
-			g.pq, g.compileErr = pol.prepare(ctx)
-		}()
-		return g, nil
-	}
-	defer close(g.ready)
-	if g.pq, err = pol.prepare(ctx); err != nil {
-		return nil, err
-	}
 	return g, nil
-}
-
-// Ready waits for the policy to compile (at once unless the gate was made
-// with Options.Background) and says why it did not.
-func (g *Gate) Ready() error {
-	<-g.ready
-	return g.compileErr
 }
 
 // Workspace is the resolved workspace root.
@@ -217,74 +192,35 @@ func (g *Gate) Decide(ctx context.Context, c Call) (res Result) {
 }
 
 func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (res Result) {
-	return g.finish(ctx, g.Prepare(c), tracer)
-}
-
-// Prepared is a call decoded, validated and analysed, its input document
-// built: all of a decision but the policy's evaluation (Finish).
-type Prepared struct {
-	c   Call
-	res *Result // the decision already, when the call was refused before the policy
-	in  *Input
-	v   ast.Value
-}
-
-// Prepare does the part of a decision that needs no compiled policy. With
-// Finish it is Decide; a stream prepares calls while the policy compiles.
-func (g *Gate) Prepare(c Call) (p *Prepared) {
-	p = &Prepared{c: c}
-	refuse := func(r Result) *Prepared { p.res = &r; return p }
 	defer func() {
 		if r := recover(); r != nil {
-			refuse(panicked(c, r))
+			res = deny(c.ID, c.Tool, CodePanic, fmt.Sprintf("internal error while deciding (%v); the call is denied — report this with the input", r))
+			if os.Getenv("TOOLGATE_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "toolgate: panic: %v\n%s", r, debug.Stack())
+			}
 		}
 	}()
 	if _, ok := tools.Lookup(c.Tool); !ok {
-		return refuse(deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", c.Tool, toolNames())))
+		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", c.Tool, toolNames()))
 	}
 	errs, doc, known := g.val.validate(c.Tool, c.Args)
 	if !known {
-		return refuse(deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("no schema for tool %q, so its arguments cannot be checked", c.Tool)))
+		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("no schema for tool %q, so its arguments cannot be checked", c.Tool))
 	}
 	if len(errs) > 0 {
-		return refuse(deny(c.ID, c.Tool, CodeInvalidArgs, fmt.Sprintf("invalid arguments for %s: %s", c.Tool, strings.Join(errs, "; "))))
+		return deny(c.ID, c.Tool, CodeInvalidArgs, fmt.Sprintf("invalid arguments for %s: %s", c.Tool, strings.Join(errs, "; ")))
 	}
 	args, ok := doc.(map[string]any)
 	if !ok {
-		return refuse(deny(c.ID, c.Tool, CodeInvalidArgs, "arguments are not a JSON object"))
+		return deny(c.ID, c.Tool, CodeInvalidArgs, "arguments are not a JSON object")
 	}
 	in, err := g.input(c, args)
 	if err != nil {
-		return refuse(deny(c.ID, c.Tool, CodeInvalidArgs, err.Error()))
+		return deny(c.ID, c.Tool, CodeInvalidArgs, err.Error())
 	}
 	pr := g.an.Index(in.Facts)
 	in.Present = &pr
-	v, err := inputValue(in)
-	if err != nil {
-		return refuse(deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error()))
-	}
-	p.in, p.v = in, v
-	return p
-}
-
-// Finish evaluates a prepared call (waiting for the policy to compile) and
-// returns the decision. It never panics and never allows on error.
-func (g *Gate) Finish(ctx context.Context, p *Prepared) Result {
-	return g.finish(ctx, p, nil)
-}
-
-func (g *Gate) finish(ctx context.Context, p *Prepared, tracer topdown.QueryTracer) (res Result) {
-	c := p.c
-	defer func() {
-		if r := recover(); r != nil {
-			res = panicked(c, r)
-		}
-	}()
-	if p.res != nil {
-		return *p.res
-	}
-	in := p.in
-	res = g.evaluate(ctx, c, p.v, tracer)
+	res = g.evaluate(ctx, c, in, tracer)
 	res.Input = in
 	// Fail closed whatever the policy says: what could not be analysed is never allowed.
 	if in.ParseError != nil && res.Decision != "deny" {
@@ -292,14 +228,6 @@ func (g *Gate) finish(ctx context.Context, p *Prepared, tracer topdown.QueryTrac
 		res.Reasons = append([]Reason{{Rule: in.ParseError.Code, Message: in.ParseError.Message}}, res.Reasons...)
 	}
 	return res
-}
-
-// panicked is the deny for a call whose decision panicked.
-func panicked(c Call, r any) Result {
-	if os.Getenv("TOOLGATE_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "toolgate: panic: %v\n%s", r, debug.Stack())
-	}
-	return deny(c.ID, c.Tool, CodePanic, fmt.Sprintf("internal error while deciding (%v); the call is denied — report this with the input", r))
 }
 
 func toolNames() string {
@@ -362,9 +290,10 @@ func orDot(s string) string {
 }
 
 // evaluate runs the prepared query and checks the shape of its answer.
-func (g *Gate) evaluate(ctx context.Context, c Call, v ast.Value, tracer topdown.QueryTracer) (res Result) {
-	if err := g.Ready(); err != nil {
-		return deny(c.ID, c.Tool, CodePolicyError, "the policy did not compile, so the call is denied: "+err.Error())
+func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.QueryTracer) (res Result) {
+	v, err := inputValue(in)
+	if err != nil {
+		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
 	}
 	// The policy is pure and its data fixed for the gate's life, and the
 	// input holds everything read from the filesystem: equal inputs get

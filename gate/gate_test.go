@@ -3,7 +3,6 @@ package gate_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -326,50 +325,4 @@ func sorted(s []string) []string {
 	out := append([]string(nil), s...)
 	sort.Strings(out)
 	return out
-}
-
-// TestBackgroundCompile: with Options.Background, calls are prepared while
-// the policy compiles and decided the same as without; a policy that does
-// not compile makes Ready fail and every call a deny.
-func TestBackgroundCompile(t *testing.T) {
-	ctx := context.Background()
-	ws, home := t.TempDir(), t.TempDir()
-	fg := newGate(t, gate.Options{Workspace: ws, Home: home, NoCache: true})
-	bg := newGate(t, gate.Options{Workspace: ws, Home: home, NoCache: true, Background: true})
-	calls := []string{"ls -la", "rm -rf /", "git push", "cat ~/.ssh/id_rsa", "echo $(("}
-	var prepared []*gate.Prepared
-	for _, cmd := range calls {
-		args, _ := json.Marshal(map[string]string{"command": cmd})
-		prepared = append(prepared, bg.Prepare(gate.Call{ID: cmd, Tool: "exec", Args: args}))
-	}
-	if err := bg.Ready(); err != nil {
-		t.Fatal(err)
-	}
-	for i, cmd := range calls {
-		args, _ := json.Marshal(map[string]string{"command": cmd})
-		want := fg.Decide(ctx, gate.Call{ID: cmd, Tool: "exec", Args: args})
-		got := bg.Finish(ctx, prepared[i])
-		if got.Decision != want.Decision || fmt.Sprint(got.Reasons) != fmt.Sprint(want.Reasons) {
-			t.Errorf("%s: background %s %v, foreground %s %v", cmd, got.Decision, got.Reasons, want.Decision, want.Reasons)
-		}
-	}
-
-	dir := t.TempDir()
-	// parses, but does not compile: x is unsafe
-	os.WriteFile(filepath.Join(dir, "p.rego"), []byte("package toolgate\n\ndecision := {\"decision\": \"allow\", \"reasons\": [], \"x\": x}\n"), 0o644)
-	broken, err := gate.New(ctx, gate.Options{Workspace: ws, PolicyDirs: []string{dir}, Background: true})
-	if err != nil {
-		t.Fatalf("the load itself failed: %v", err)
-	}
-	if err := broken.Ready(); err == nil {
-		t.Fatal("a policy that does not compile is ready")
-	}
-	args, _ := json.Marshal(map[string]string{"command": "ls"})
-	r := broken.Decide(ctx, gate.Call{ID: "a", Tool: "exec", Args: args})
-	if r.Decision != "deny" || r.Reasons[0].Rule != gate.CodePolicyError {
-		t.Errorf("a call under a policy that did not compile: %+v", r)
-	}
-	if _, err := gate.New(ctx, gate.Options{Workspace: ws, PolicyDirs: []string{dir}}); err == nil {
-		t.Error("without Background the broken policy was accepted")
-	}
 }

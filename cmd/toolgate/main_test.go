@@ -354,3 +354,17 @@ func TestCheckAnswersEachLine(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// TestCheckRefusesAPolicyThatDoesNotCompile: the policy compiles while the
+// first calls are read, but nothing is answered from a policy that does
+// not compile: check fails, with or without input.
+func TestCheckRefusesAPolicyThatDoesNotCompile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "p.rego"), []byte("package toolgate\n\ndecision := {\"decision\": \"allow\", \"reasons\": [], \"x\": x}\n"), 0o644)
+	for _, stdin := range []string{"", strings.Repeat(`{"name":"exec","arguments":{"command":"ls"}}`+"\n", 50)} {
+		out, errs, code := run(t, stdin, "check", "--workspace", t.TempDir(), "--policy", dir, "--audit", "none")
+		if code == 0 || out != "" || !strings.Contains(errs, "x") {
+			t.Errorf("exit %d, out %q, err %q", code, out, errs)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // DefaultMask lists the argument fields stored as their size and SHA-256
@@ -23,18 +24,30 @@ type Masked struct {
 // secretPatterns find credentials in argument text. Each match is replaced
 // by "[REDACTED]"; a group named keep is kept (the "password=" before a
 // value, say).
-var secretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
-	regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
-	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`),
-	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{40,}\b`),
-	regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}\b`),
-	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`),
-	regexp.MustCompile(`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}\b`),
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`),
-	regexp.MustCompile(`(?i)(?P<keep>\bbearer\s+)[A-Za-z0-9._~+/=-]{12,}`),
-	regexp.MustCompile(`(?i)(?P<keep>\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)\s*[=:]\s*)(?:"[^"]*"|'[^']*'|[^\s&;'"]+)`),
-	regexp.MustCompile(`(?P<keep>://[^/\s:@]+:)[^/\s@]+(?P<keep2>@)`),
+var secretPatterns = sync.OnceValue(func() []*regexp.Regexp { return compileAll(secretSources) })
+
+func compileAll(srcs []string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(srcs))
+	for i, src := range srcs {
+		out[i] = regexp.MustCompile(src)
+	}
+	return out
+}
+
+// secretSources are compiled on first use, not at every start of every
+// toolgate command.
+var secretSources = []string{
+	`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`,
+	`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`,
+	`\bgh[pousr]_[A-Za-z0-9]{30,}\b`,
+	`\bgithub_pat_[A-Za-z0-9_]{40,}\b`,
+	`\bglpat-[A-Za-z0-9_-]{20,}\b`,
+	`\bxox[abprs]-[A-Za-z0-9-]{10,}\b`,
+	`\bsk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,}\b`,
+	`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b`,
+	`(?i)(?P<keep>\bbearer\s+)[A-Za-z0-9._~+/=-]{12,}`,
+	`(?i)(?P<keep>\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)\s*[=:]\s*)(?:"[^"]*"|'[^']*'|[^\s&;'"]+)`,
+	`(?P<keep>://[^/\s:@]+:)[^/\s@]+(?P<keep2>@)`,
 }
 
 // secretNeedles are, for each of secretPatterns, lower-case strings one of
@@ -75,7 +88,7 @@ func Redact(s string) string {
 	if ascii {
 		lower = strings.ToLower(s)
 	}
-	for i, re := range secretPatterns {
+	for i, re := range secretPatterns() {
 		if ascii && !containsAny(lower, secretNeedles[i]) {
 			continue
 		}

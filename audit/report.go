@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -63,7 +64,7 @@ func Report(w io.Writer, paths []string, o ReportOptions) error {
 	bw := bufio.NewWriter(w)
 	var err error
 	if format == "html" {
-		err = reportPage.Execute(bw, d)
+		err = reportPage().Execute(bw, d)
 	} else {
 		writeMarkdown(bw, d)
 	}
@@ -643,7 +644,13 @@ var reportFuncs = template.FuncMap{
 	},
 }
 
-var reportPage = template.Must(template.New("page").Funcs(reportFuncs).Parse(`<!DOCTYPE html>
+// reportPage is parsed the first time a report is written, not at every
+// start of every toolgate command.
+var reportPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(reportFuncs).Parse(reportTemplate))
+})
+
+const reportTemplate = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -761,4 +768,4 @@ svg .axis { stroke: #57606a; stroke-width: 1; }
 {{end}}</svg>
 <figcaption>Decisions per {{.Unit}} (UTC), stacked: allow, deny, ask.{{if .Note}} {{.Note}}{{end}}</figcaption>
 </figure>
-{{end}}`))
+{{end}}`

@@ -27,7 +27,12 @@ type Options struct {
 	Home       string   // default: $HOME
 	PolicyDirs []string // Builtin for the embedded default; empty: the default alone
 	DataFiles  []string
-	Limits     Limits
+	// Bundle loads the policy from an OPA bundle file or http(s) URL
+	// instead (LoadBundle); it excludes PolicyDirs and DataFiles.
+	// BundleKey is the PEM public key its signature must verify with.
+	Bundle    string
+	BundleKey string
+	Limits    Limits
 	// NoCache turns the decision cache off (for measuring the evaluation).
 	NoCache bool
 }
@@ -109,7 +114,19 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 			home = r
 		}
 	}
-	pol, err := LoadPolicy(o.PolicyDirs, o.DataFiles)
+	var pol *Policy
+	switch {
+	case o.Bundle != "" && len(o.PolicyDirs) > 0:
+		return nil, fmt.Errorf("--bundle and --policy cannot be combined: a bundle carries the whole policy")
+	case o.Bundle != "" && len(o.DataFiles) > 0:
+		return nil, fmt.Errorf("--bundle and --data cannot be combined: a bundle carries its data (build it in with 'toolgate policy build --data')")
+	case o.Bundle == "" && o.BundleKey != "":
+		return nil, fmt.Errorf("--bundle-verification-key needs --bundle")
+	case o.Bundle != "":
+		pol, err = LoadBundle(ctx, o.Bundle, o.BundleKey)
+	default:
+		pol, err = LoadPolicy(o.PolicyDirs, o.DataFiles)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +139,9 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	}
 	pq, err := pol.prepare(ctx)
 	if err != nil {
+		if o.Bundle != "" {
+			return nil, fmt.Errorf("bundle %s (revision %q): %w", o.Bundle, pol.Revision, err)
+		}
 		return nil, err
 	}
 	val, err := newValidator(tools.All())
@@ -140,6 +160,9 @@ func (g *Gate) Workspace() string { return g.ws }
 
 // PolicyDigest identifies the policy and data in force.
 func (g *Gate) PolicyDigest() string { return g.pol.Digest }
+
+// PolicyRevision is the revision of the bundle the policy came from, or "".
+func (g *Gate) PolicyRevision() string { return g.pol.Revision }
 
 // Policy returns the loaded policy.
 func (g *Gate) Policy() *Policy { return g.pol }

@@ -36,8 +36,19 @@ type Policy struct {
 	Tests   map[string]string // *_test.rego modules, for `policy test`
 	Data    map[string]any
 	Digest  string // sha256 over modules and data, for the audit log
+	// Revision is the bundle's manifest revision when the policy came from
+	// a bundle (LoadBundle); empty otherwise.
+	Revision string
 
-	parsed map[string]*ast.Module // Modules, parsed once
+	parsed  map[string]*ast.Module // Modules, parsed once
+	sources map[string]source      // Modules and Tests → where LoadPolicy read them
+}
+
+// source is where LoadPolicy read a module: the index of its directory in
+// the list it was given, and its path inside that directory.
+type source struct {
+	dir  int
+	name string
 }
 
 // LoadPolicy reads the policy directories (Builtin for the embedded default)
@@ -48,8 +59,8 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	if len(dirs) == 0 {
 		dirs = []string{Builtin}
 	}
-	p := &Policy{Modules: map[string]string{}, Tests: map[string]string{}, Data: map[string]any{}, parsed: map[string]*ast.Module{}}
-	for _, d := range dirs {
+	p := &Policy{Modules: map[string]string{}, Tests: map[string]string{}, Data: map[string]any{}, parsed: map[string]*ast.Module{}, sources: map[string]source{}}
+	for di, d := range dirs {
 		var fsys fs.FS
 		var res *loader.Result
 		var err error
@@ -93,6 +104,7 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 				// named as OPA's loader names files (no leading slash)
 				key = prefix + ":" + strings.TrimPrefix(filepath.ToSlash(filepath.Join(d, name)), "/")
 			}
+			p.sources[key] = source{dir: di, name: name}
 			if strings.HasSuffix(name, "_test.rego") {
 				p.Tests[key] = string(src)
 				return nil

@@ -94,6 +94,7 @@ func (a *Auditor) DecisionRecord(policy string, call gate.Call, res gate.Result,
 		Kind: audit.KindDecision, ID: res.ID, Tool: res.Tool, Source: a.Source,
 		Args:     audit.MaskArgs(call.Tool, call.Args, a.Mask),
 		Decision: res.Decision, Policy: policy, Sandbox: sandboxMode, Approval: approval,
+		PolicyRevision: gate.RevisionOf(policy), // the bundle's revision, if any
 	}
 	if r.Tool == "" {
 		r.Tool = call.Tool
@@ -145,6 +146,7 @@ func (a *Auditor) OutcomeWith(policy string, rec *Record) error {
 		Kind: audit.KindOutcome, ID: rec.ID, Tool: rec.Tool, Source: a.Source,
 		ExitCode: rec.ExitCode, DurationMS: &dur, OutputBytes: &n, OutputSHA256: sum,
 		Truncated: rec.Truncated, Ran: &ran, Sandbox: rec.Sandbox, Policy: policy,
+		PolicyRevision: gate.RevisionOf(policy),
 	}
 	_, err := a.Log.Append(r)
 	return err

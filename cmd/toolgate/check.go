@@ -45,7 +45,7 @@ line; the stream never stops early.`,
 }
 
 func (c *common) gate(ctx context.Context) (*gate.Gate, error) {
-	return gate.New(ctx, gate.Options{Workspace: c.workspace, PolicyDirs: c.policies, DataFiles: c.data})
+	return gate.New(ctx, c.options(c.workspace))
 }
 
 func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io.Writer) (err error) {

@@ -114,7 +114,7 @@ func runHookClaude(ctx context.Context, o *hookOptions, in io.Reader, out, errOu
 		return blockHook(out, errOut, fmt.Sprintf("the hook event is larger than %d MiB", maxHookEvent>>20))
 	}
 	local := func(ctx context.Context, ws string, line []byte) (_ []gate.Result, err error) {
-		g, err := gate.New(ctx, gate.Options{Workspace: ws, PolicyDirs: o.policies, DataFiles: o.data})
+		g, err := gate.New(ctx, o.options(ws))
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/toolgate/toolgate/gate"
 )
 
 // Exit codes.
@@ -25,12 +27,21 @@ type common struct {
 	workspace string
 	policies  []string
 	data      []string
+	bundle    string
+	bundleKey string
+}
+
+// options are the gate options the flags name, for the workspace ws.
+func (c *common) options(ws string) gate.Options {
+	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey}
 }
 
 func (c *common) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.workspace, "workspace", "", "workspace root (default: the current directory)")
 	cmd.Flags().StringArrayVar(&c.policies, "policy", nil, "load Rego from `DIR` instead of the embedded default; repeatable; \"builtin\" names the default")
 	cmd.Flags().StringArrayVar(&c.data, "data", nil, "load JSON/YAML data from `FILE` (e.g. data.toolgate.config overrides); repeatable")
+	cmd.Flags().StringVar(&c.bundle, "bundle", "", "load the policy from the OPA bundle `PATH|URL` (see 'toolgate policy build') instead of --policy/--data")
+	cmd.Flags().StringVar(&c.bundleKey, "bundle-verification-key", "", "require the bundle to be signed with the key whose PEM public key is in `PUB` (see 'toolgate policy keygen')")
 }
 
 func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -73,6 +84,9 @@ func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout,
 // hint suggests a next step for common errors.
 func hint(msg string) string {
 	switch {
+	case strings.Contains(msg, "is signed, and no key"), strings.Contains(msg, "is not signed"),
+		strings.Contains(msg, "failed signature verification"):
+		return "build and sign the bundle with 'toolgate policy build --signing-key KEY', and pass the matching public key with --bundle-verification-key"
 	case strings.Contains(msg, "policy directory"):
 		return "pass a directory holding .rego files, or --policy builtin for the embedded default"
 	case strings.Contains(msg, "compiling policy"), strings.Contains(msg, "rego_"):

@@ -17,6 +17,29 @@ type decisionCache struct {
 	mu       sync.Mutex
 	max      int
 	cur, old map[string]Result
+
+	// The key is the input document printed whole, which costs about a
+	// tenth of a decision: a stream of calls that never repeat pays it for
+	// nothing. After probeWindow look-ups without a hit the cache rests
+	// for restWindow calls (decisions made then are not looked up or
+	// kept), then probes again. Resting never changes a decision.
+	lookups, hits, resting int
+}
+
+const (
+	probeWindow = 256
+	restWindow  = 4096
+)
+
+// worthIt says whether this call should use the cache (compute its key).
+func (c *decisionCache) worthIt() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.resting > 0 {
+		c.resting--
+		return false
+	}
+	return true
 }
 
 func newDecisionCache(max int) *decisionCache {
@@ -33,11 +56,26 @@ func (c *decisionCache) get(key string) (Result, bool) {
 			c.insert(key, r)
 		}
 	}
+	c.count(ok)
 	if ok {
 		// callers own their reasons slice
 		r.Reasons = append([]Reason(nil), r.Reasons...)
 	}
 	return r, ok
+}
+
+// count keeps the hit rate of the current probe window; under the lock.
+func (c *decisionCache) count(hit bool) {
+	c.lookups++
+	if hit {
+		c.hits++
+	}
+	if c.lookups >= probeWindow {
+		if c.hits == 0 {
+			c.resting = restWindow
+		}
+		c.lookups, c.hits = 0, 0
+	}
 }
 
 func (c *decisionCache) put(key string, r Result) {

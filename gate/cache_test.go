@@ -51,3 +51,36 @@ func TestDecisionCacheKeepsRecentEntries(t *testing.T) {
 		t.Error("a result without a decision was cached")
 	}
 }
+
+// TestDecisionCacheRestsWhenNothingRepeats: after a window of look-ups
+// without a hit the cache is not consulted for a while, then probes again;
+// a window with a hit keeps it on.
+func TestDecisionCacheRestsWhenNothingRepeats(t *testing.T) {
+	c := newDecisionCache(1024)
+	for i := range probeWindow {
+		if !c.worthIt() {
+			t.Fatalf("resting after %d look-ups", i)
+		}
+		c.get(fmt.Sprint("miss", i))
+	}
+	rested := 0
+	for !c.worthIt() {
+		rested++
+	}
+	if rested != restWindow {
+		t.Errorf("rested %d calls, want %d", rested, restWindow)
+	}
+	// a window with one hit keeps it on
+	c.put("k", Result{Decision: "allow"})
+	for i := range probeWindow {
+		c.worthIt()
+		if i == 10 {
+			c.get("k")
+		} else {
+			c.get(fmt.Sprint("miss2-", i))
+		}
+	}
+	if !c.worthIt() {
+		t.Error("a window with a hit put the cache to rest")
+	}
+}

@@ -322,7 +322,7 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 	// input holds everything read from the filesystem: equal inputs get
 	// equal decisions. (Traced evaluations are never cached.)
 	key := ""
-	if g.cache != nil && tracer == nil {
+	if g.cache != nil && tracer == nil && g.cache.worthIt() {
 		key = v.String()
 		if len(key) > maxCacheKey {
 			key = "" // large inputs are rare and would crowd the cache

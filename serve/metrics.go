@@ -27,6 +27,7 @@ type metrics struct {
 	rules     map[string]bool      // distinct rule labels in use
 	requests  map[[2]string]uint64 // path, code
 	reloads   map[string]uint64    // ok, rejected
+	polls     map[string]uint64    // bundle polls: unchanged, changed, error
 	buckets   []uint64             // per bucket (not cumulative); the last is +Inf
 	sum       time.Duration
 	count     uint64
@@ -38,6 +39,7 @@ func newMetrics() *metrics {
 		rules:     map[string]bool{},
 		requests:  map[[2]string]uint64{},
 		reloads:   map[string]uint64{"ok": 0, "rejected": 0},
+		polls:     map[string]uint64{},
 		buckets:   make([]uint64, len(decisionBuckets)+1),
 	}
 }
@@ -87,6 +89,12 @@ func (m *metrics) reload(result string) {
 	m.reloads[result]++
 }
 
+func (m *metrics) bundlePoll(result string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.polls[result]++
+}
+
 // write renders the Prometheus text exposition format (version 0.0.4).
 func (m *metrics) write(w io.Writer, digest string) error {
 	m.mu.Lock()
@@ -111,6 +119,13 @@ func (m *metrics) write(w io.Writer, digest string) error {
 	b.WriteString("# TYPE toolgate_policy_reloads_total counter\n")
 	for _, r := range sortedKeys(m.reloads) {
 		fmt.Fprintf(&b, "toolgate_policy_reloads_total{result=\"%s\"} %d\n", escape(r), m.reloads[r])
+	}
+	if len(m.polls) > 0 {
+		b.WriteString("# HELP toolgate_bundle_polls_total Looks at the policy bundle (--bundle-poll), by result: unchanged, changed (a reload followed) or error.\n")
+		b.WriteString("# TYPE toolgate_bundle_polls_total counter\n")
+		for _, r := range sortedKeys(m.polls) {
+			fmt.Fprintf(&b, "toolgate_bundle_polls_total{result=\"%s\"} %d\n", escape(r), m.polls[r])
+		}
 	}
 	b.WriteString("# HELP toolgate_http_requests_total HTTP requests, by path (\"other\" for unknown paths) and status code.\n")
 	b.WriteString("# TYPE toolgate_http_requests_total counter\n")

@@ -60,6 +60,9 @@ func (s *Server) Reload(ctx context.Context, trigger string) error {
 		note = "the policy has no Rego tests"
 	}
 	msg := fmt.Sprintf("policy %s replaced %s (%s)", g.PolicyDigest(), old.PolicyDigest(), note)
+	if rev := g.PolicyRevision(); rev != "" {
+		msg = fmt.Sprintf("policy %s (bundle revision %s) replaced %s (%s)", g.PolicyDigest(), rev, old.PolicyDigest(), note)
+	}
 	s.logf("policy reload (%s): %s", trigger, msg)
 	s.auditReload("allow", RuleReloaded, msg, g.PolicyDigest(), candidate, trigger)
 	return nil

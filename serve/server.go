@@ -343,7 +343,11 @@ func (s *Server) listTools(_ context.Context, w http.ResponseWriter, _ *http.Req
 
 func (s *Server) health(_ context.Context, w http.ResponseWriter, _ *http.Request) {
 	g := s.o.Runner.Gate()
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "policy": g.PolicyDigest(), "workspace": g.Workspace()})
+	h := map[string]any{"status": "ok", "policy": g.PolicyDigest(), "workspace": g.Workspace()}
+	if rev := g.PolicyRevision(); rev != "" {
+		h["revision"] = rev // the bundle's
+	}
+	writeJSON(w, http.StatusOK, h)
 }
 
 func (s *Server) metricsPage(_ context.Context, w http.ResponseWriter, _ *http.Request) {

@@ -31,6 +31,7 @@ type serveOptions struct {
 	allowRemote    bool
 	requestTimeout int
 	maxRuns        int
+	bundlePoll     time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -53,7 +54,9 @@ authentication: --listen only takes loopback addresses unless --allow-remote,
 and --socket makes a socket only this user can connect to (mode 0600).
 
 The policy is reloaded when a file in a --policy directory or a --data file
-changes (polled every 2 s) and on SIGHUP; the new policy must compile and pass
+changes (polled every 2 s), when the --bundle changes (with --bundle-poll: a
+conditional GET with the last ETag, or the bundle's SHA-256), and on SIGHUP;
+the new policy must verify (with --bundle-verification-key), compile and pass
 its own Rego tests, or the old one stays (logged, audited, counted). SIGINT and
 SIGTERM stop the service: no new connections, up to 10 s for the requests in
 flight, then the sandbox and the audit log are closed. Asks cannot be shown to
@@ -74,6 +77,7 @@ anyone: --approve deny (the default) or allow settles them in /v1/run.`,
 	f.BoolVar(&o.allowRemote, "allow-remote", false, "allow a --listen address that is not loopback (the API has no authentication: put an authenticating proxy in front)")
 	f.IntVar(&o.requestTimeout, "request-timeout", 0, "seconds one request may take (default: --timeout plus 60)")
 	f.IntVar(&o.maxRuns, "max-runs", serve.DefaultMaxRuns, "/v1/run requests executing at once; more wait")
+	f.DurationVar(&o.bundlePoll, "bundle-poll", 0, "look at the --bundle (URL or file) every `DURATION` (e.g. 30s) and reload the policy when it changed (conditional GET with ETag); a bundle that fails verification, compilation or its tests is not swapped in")
 	return cmd
 }
 
@@ -94,6 +98,9 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 			return fmt.Errorf("--request-timeout must be between 1 and 86400 seconds, got %d", o.requestTimeout)
 		}
 		reqTimeout = time.Duration(o.requestTimeout) * time.Second
+	}
+	if o.bundlePoll != 0 && (o.bundle == "" || o.bundlePoll < 0) {
+		return errors.New("--bundle-poll needs --bundle and a positive duration")
 	}
 	if o.maxRuns < 1 {
 		return fmt.Errorf("--max-runs must be at least 1, got %d", o.maxRuns)
@@ -185,6 +192,9 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 		}
 	}()
 	go srv.Watch(ctx, serve.DefaultWatchInterval)
+	if o.bundlePoll > 0 {
+		go srv.PollBundle(ctx, o.bundle, o.bundlePoll)
+	}
 	logLine(fmt.Sprintf("serving on %s (workspace %s, policy %s)", where, g.Workspace(), g.PolicyDigest()))
 	if err := srv.Serve(ln); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -386,5 +387,72 @@ func TestAppendAllGroupCommit(t *testing.T) {
 				t.Fatalf("group-committed chain: %d decisions of %d, %v", res.Decisions, total, res.Problem)
 			}
 		})
+	}
+}
+
+// TestCollectedLinesVerify: the recipe README's "Running a fleet" gives a
+// collector — the shipped lines, in order, one file per genesis record,
+// each named as the next genesis's prev_file says — verifies, with the
+// checkpoint key, as the log does on the host.
+func TestCollectedLinesVerify(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "audit.jsonl")
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	l, err := Open(Options{Path: p, MaxBytes: 2000, Key: priv, CheckpointEvery: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		if _, err := l.Append(Record{Kind: KindDecision, ID: fmt.Sprint(i), Tool: "exec", Decision: "deny"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	files, _ := filepath.Glob(p + ".*")
+	sort.Strings(files) // rotated names sort by time
+	var lines [][]byte  // what a collector received, in order
+	for _, f := range append(files, p) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+			if len(line) > 0 {
+				lines = append(lines, line)
+			}
+		}
+	}
+	var parts [][][]byte
+	for _, line := range lines {
+		if bytes.Contains(line, []byte(`"kind":"genesis"`)) {
+			parts = append(parts, nil)
+		}
+		parts[len(parts)-1] = append(parts[len(parts)-1], line)
+	}
+	out := t.TempDir()
+	var paths []string
+	for i, part := range parts {
+		name := "current.jsonl"
+		if i+1 < len(parts) {
+			var g struct {
+				PrevFile string `json:"prev_file"`
+			}
+			if err := json.Unmarshal(parts[i+1][0], &g); err != nil || g.PrevFile == "" {
+				t.Fatalf("genesis without prev_file: %s", parts[i+1][0])
+			}
+			name = g.PrevFile
+		}
+		path := filepath.Join(out, name)
+		if err := os.WriteFile(path, bytes.Join(part, nil), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	if len(paths) < 3 {
+		t.Fatalf("no rotation to check: %d files", len(paths))
+	}
+	res := Verify(paths, VerifyOptions{PublicKey: pub})
+	if res.Problem != nil || res.Decisions != 40 {
+		t.Fatalf("collected files: %d decisions, %v", res.Decisions, res.Problem)
 	}
 }

@@ -42,9 +42,15 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 		fl := field{text: p.Raw, pattern: p.Raw, glob: p.Glob && hasGlobMeta(p.Raw)}
 		r.addPath(fl, st, p.Access, -1, "")
 		if p.Glob {
-			// every match counts, with symlinks resolved
-			for _, m := range r.globMatches(p.Raw) {
+			// every match counts, with symlinks resolved; an alternative
+			// that names a place outside the workspace is judged as that
+			// place, unlisted
+			matches, outside := r.globMatches(p.Raw)
+			for _, m := range matches {
 				r.addPath(field{text: m, pattern: m}, st, p.Access, -1, "")
+			}
+			for _, alt := range outside {
+				r.addPath(field{text: alt, pattern: alt, glob: hasGlobMeta(alt)}, st, p.Access, -1, "")
 			}
 		}
 	}
@@ -56,22 +62,20 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 // any depth. "**" does not descend into symlinked directories; a wildcard
 // component matching a symlink does go through it. The walk reads at most
 // MaxGlob directory entries; past that the matches found so far are kept.
-func (r *run) globMatches(pattern string) []string {
-	var out []string
+// The brace alternatives that are absolute, start with ~ or whose literal
+// start leads outside the workspace are not walked (the file tools refuse
+// them): they are returned in outside, to be judged as the places they name.
+func (r *run) globMatches(pattern string) (matches, outside []string) {
 	budget := r.opts.MaxGlob * 4
 	for _, pat := range expandBraces(pattern) {
-		if strings.HasPrefix(pat, "/") || strings.HasPrefix(pat, "~") {
-			// The file tools refuse such patterns, and the pattern itself
-			// is judged as the path it names (outside the workspace).
+		comps := strings.Split(strings.Trim(pat, "/"), "/")
+		if strings.HasPrefix(pat, "/") || strings.HasPrefix(pat, "~") || r.leavesWorkspace(comps) {
+			outside = append(outside, pat)
 			continue
 		}
-		comps := strings.Split(strings.Trim(pat, "/"), "/")
-		if r.leavesWorkspace(comps) {
-			continue // likewise: its literal start is outside
-		}
-		r.globWalk(r.opts.Workspace, comps, &budget, &out)
+		r.globWalk(r.opts.Workspace, comps, &budget, &matches)
 	}
-	return out
+	return matches, outside
 }
 
 // leavesWorkspace says whether the literal components a pattern starts with

@@ -326,3 +326,40 @@ func sorted(s []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestPolicyDirFollowsSymlinkedDirs: modules in a symlinked subdirectory
+// are loaded, as OPA's loader loads them (a rule must never vanish
+// quietly) and hidden directories are skipped; a link cycle is an error,
+// not a hang.
+func TestPolicyDirFollowsSymlinkedDirs(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real")
+	pol := filepath.Join(root, "pol")
+	os.MkdirAll(real, 0o755)
+	os.MkdirAll(filepath.Join(pol, ".hidden"), 0o755)
+	os.WriteFile(filepath.Join(real, "team.rego"), []byte("package toolgate\n\ndecision := {\"decision\": \"deny\", \"reasons\": [{\"rule\": \"team.linked\", \"message\": \"from a linked dir\"}]}\n"), 0o644)
+	os.WriteFile(filepath.Join(pol, ".hidden", "x.rego"), []byte("package toolgate\n\nnot valid rego\n"), 0o644)
+	os.Symlink(real, filepath.Join(pol, "linked"))
+	p, err := gate.LoadPolicy([]string{pol}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for name := range p.Modules {
+		if strings.HasSuffix(name, "linked/team.rego") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the linked module was not loaded: %v", p.Modules)
+	}
+	g := newGate(t, gate.Options{PolicyDirs: []string{pol}})
+	args, _ := json.Marshal(map[string]string{"command": "ls"})
+	if r := g.Decide(context.Background(), gate.Call{ID: "a", Tool: "exec", Args: args}); r.Decision != "deny" || r.Reasons[0].Rule != "team.linked" {
+		t.Errorf("decided by %+v", r)
+	}
+	os.Symlink(pol, filepath.Join(real, "loop")) // a cycle back up
+	if _, err := gate.LoadPolicy([]string{pol}, nil); err == nil {
+		t.Error("a policy directory with a link cycle loaded")
+	}
+}

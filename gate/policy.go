@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -82,22 +83,14 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loading policy %s: %w", d, err)
 		}
-		err = fs.WalkDir(fsys, ".", func(name string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if name != "." && strings.HasPrefix(e.Name(), ".") && d != Builtin {
-				if e.IsDir() {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if e.IsDir() || !strings.HasSuffix(name, ".rego") {
-				return nil
-			}
+		names, err := regoFiles(fsys, d != Builtin)
+		if err != nil {
+			return nil, fmt.Errorf("loading policy %s: %w", d, err)
+		}
+		for _, name := range names {
 			src, err := fs.ReadFile(fsys, name)
 			if err != nil {
-				return err
+				return nil, fmt.Errorf("loading policy %s: %w", d, err)
 			}
 			key := prefix + ":" + name
 			if d != Builtin {
@@ -107,13 +100,9 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 			p.sources[key] = source{dir: di, name: name}
 			if strings.HasSuffix(name, "_test.rego") {
 				p.Tests[key] = string(src)
-				return nil
+			} else {
+				p.Modules[key] = string(src)
 			}
-			p.Modules[key] = string(src)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("loading policy %s: %w", d, err)
 		}
 		if err := mergeData(p.Data, res.Documents, d); err != nil {
 			return nil, err
@@ -167,6 +156,52 @@ func (p *Policy) parse() error {
 		p.parsed[n] = mods[i]
 	}
 	return nil
+}
+
+// regoFiles lists the .rego files of fsys as OPA's loader finds them:
+// hidden entries below the root skipped (onDisk), symlinked directories
+// followed. (The loader, which reads the data files first, refuses a link
+// cycle; the depth bound is only a backstop.)
+func regoFiles(fsys fs.FS, onDisk bool) ([]string, error) {
+	var out []string
+	var walk func(dir string, depth int) error
+	walk = func(dir string, depth int) error {
+		if depth > 64 {
+			return fmt.Errorf("%s: directories nested deeper than 64 levels", dir)
+		}
+		ents, err := fs.ReadDir(fsys, dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			name := path.Join(dir, e.Name())
+			if onDisk && strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			isDir := e.IsDir()
+			if e.Type()&fs.ModeSymlink != 0 {
+				fi, err := fs.Stat(fsys, name) // follows the link
+				if err != nil {
+					return err
+				}
+				isDir = fi.IsDir()
+			}
+			switch {
+			case isDir:
+				if err := walk(name, depth+1); err != nil {
+					return err
+				}
+			case strings.HasSuffix(name, ".rego"):
+				out = append(out, name)
+			}
+		}
+		return nil
+	}
+	if err := walk(".", 0); err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
 // regoFilter keeps Rego files away from OPA's loader, which would parse

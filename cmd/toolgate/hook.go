@@ -121,7 +121,7 @@ func runHookClaude(ctx context.Context, o *hookOptions, in io.Reader, out, errOu
 		// Nothing runs here (Claude Code runs the tool); the runner wants
 		// a sandbox all the same.
 		x := execFlags{audit: o.audit, timeout: int(tools.ExecTimeout.Seconds())}
-		st, err := x.openStack(ctx, g, sandbox.ModeNone, runner.ApproveDeny, "hook", false, errOut)
+		st, err := x.openStack(ctx, g, sandbox.ModeNone, runner.ApproveDeny, "hook", noExec, errOut)
 		if err != nil {
 			return nil, err
 		}

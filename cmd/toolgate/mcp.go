@@ -75,7 +75,11 @@ func runMCP(ctx context.Context, o *mcpOptions, upstream []string, errOut io.Wri
 	if err != nil {
 		return err
 	}
-	st, err := o.openStack(ctx, g, mode, approve, "mcp", len(upstream) == 0, errOut)
+	use := execProbeAtStart
+	if len(upstream) > 0 {
+		use = noExec // calls are forwarded, not run
+	}
+	st, err := o.openStack(ctx, g, mode, approve, "mcp", use, errOut)
 	if err != nil {
 		return err
 	}

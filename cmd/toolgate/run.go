@@ -67,7 +67,7 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	if err != nil {
 		return err
 	}
-	st, err := o.openStack(ctx, g, mode, approve, "run", true, errOut)
+	st, err := o.openStack(ctx, g, mode, approve, "run", execOnDemand, errOut)
 	if err != nil {
 		return err
 	}

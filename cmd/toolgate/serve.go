@@ -138,7 +138,7 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 	if o.allowRemote && !serve.IsLoopbackListener(ln) && o.socket == "" {
 		fmt.Fprintf(errOut, "toolgate: warning: --allow-remote: %s accepts connections from other machines, without authentication\n", ln.Addr())
 	}
-	st, err := o.openStack(ctx, g, mode, approve, "serve", true, errOut)
+	st, err := o.openStack(ctx, g, mode, approve, "serve", execProbeAtStart, errOut)
 	if err != nil {
 		return err
 	}

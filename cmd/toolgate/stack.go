@@ -66,10 +66,23 @@ type stack struct {
 	close func() error
 }
 
+// execUse says whether a front end runs exec calls, and when the sandbox
+// is first tried.
+type execUse int
+
+const (
+	noExec execUse = iota // nothing runs in the sandbox (mcp --upstream, the hook)
+	// execOnDemand: the first command finds out whether boxes can be made
+	// (and a refusal says why): a run is often one call, and a probe box
+	// first would double its cost.
+	execOnDemand
+	execProbeAtStart // a service probes at start, to warn early
+)
+
 // openStack builds the stack for g. When exec is offered it warns on errOut
 // if exec calls will be refused or run unsandboxed. On error nothing is
 // left open.
-func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mode, approve runner.Approve, source string, offersExec bool, errOut io.Writer) (*stack, error) {
+func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mode, approve runner.Approve, source string, use execUse, errOut io.Writer) (*stack, error) {
 	sb, err := sandbox.New(sandbox.Config{
 		Mode:       mode,
 		Workspace:  g.Workspace(),
@@ -82,15 +95,11 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 		return nil, err
 	}
 	switch {
-	case !offersExec:
-		// nothing runs in the sandbox (mcp --upstream forwards calls)
+	case use == noExec:
 	case mode == sandbox.ModeNone:
 		fmt.Fprintln(errOut, "toolgate: warning: --sandbox=none: exec commands run on this host without a sandbox")
 	default:
-		// A run is often one call: its first command finds out whether
-		// boxes can be made (and the refusal says why), rather than a
-		// probe box first. Services probe at start.
-		if source != "run" {
+		if use == execProbeAtStart {
 			if err := sb.Check(ctx); err != nil {
 				fmt.Fprintf(errOut, "toolgate: warning: %v; exec calls will be refused\n", err)
 				var u *sandbox.Unavailable

@@ -5,6 +5,8 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
+
+	_ "github.com/toolgate/toolgate/internal/hugeheap"
 )
 
 func main() {

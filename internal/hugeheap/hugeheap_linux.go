@@ -1,0 +1,61 @@
+package hugeheap
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+const (
+	// reserve is how much heap address space is marked: more than a long
+	// `toolgate check` stream keeps at GOGC=400.
+	reserve = 128 << 20
+	// arena is the Go runtime's heap arena size on 64-bit Linux; the heap
+	// mapped before this package ran starts at an arena boundary.
+	arena    = 64 << 20
+	hugePage = 2 << 20
+
+	madvHugepage = 14 // MADV_HUGEPAGE
+)
+
+// modeFile holds the kernel's transparent huge page mode, the chosen one in
+// brackets: "always [madvise] never".
+var modeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// marked is the range passed to madvise, for tests; zero when nothing was
+// marked.
+var marked struct{ lo, hi uintptr }
+
+func init() {
+	switch os.Getenv("TOOLGATE_HUGEPAGES") {
+	case "0", "off":
+		return
+	}
+	if !madviseMode() {
+		return
+	}
+	mark()
+}
+
+func madviseMode() bool {
+	b, err := os.ReadFile(modeFile)
+	return err == nil && bytes.Contains(b, []byte("[madvise]"))
+}
+
+func mark() {
+	// Larger than anything the heap can have free this early, so the
+	// runtime maps fresh address space for it: fresh memory is known to be
+	// zero, so the allocation touches no page.
+	b := make([]byte, reserve)
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := p &^ (arena - 1)
+	hi := (p + reserve) &^ (hugePage - 1)
+	// Parts of [lo, hi) may be unmapped (madvise then reports ENOMEM after
+	// marking the rest); the mark stays with the mappings, which the
+	// runtime keeps for the life of the process.
+	syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvHugepage)
+	marked.lo, marked.hi = lo, hi
+	runtime.KeepAlive(b)
+}

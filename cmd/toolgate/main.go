@@ -15,6 +15,12 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	// ... but a burst of large calls must not let that multiply into
+	// hundreds of MiB: past the limit the collector runs as often as it
+	// must (a soft limit; the live heap can still exceed it).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(256 << 20)
+	}
 	// TOOLGATE_CPUPROFILE=FILE writes a CPU profile of the whole command,
 	// for `go tool pprof` (README, "Performance").
 	if p := os.Getenv("TOOLGATE_CPUPROFILE"); p != "" {

@@ -134,6 +134,9 @@ type run struct {
 	// directories filled by downloads (git clone): scripts under them are
 	// code nobody saw
 	opaqueDirs []string
+	// globDeletes: entries of the workspace root deleted through a glob
+	// word, by command (see emptiesRoot)
+	globDeletes map[int]map[string]bool
 }
 
 // state is what a statement can change for the ones after it.
@@ -298,6 +301,9 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 	err = r.stmts(file.Stmts, st, scope{ctx: "simple", fnIdx: -1})
 	for i := 0; err == nil && i < len(r.traps); i++ {
 		err = r.nested(r.traps[i].body, st, r.traps[i].sc, "nested-shell")
+	}
+	if err == nil {
+		r.emptiesRoot()
 	}
 	if err != nil {
 		var stop errStop

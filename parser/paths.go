@@ -24,6 +24,15 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 			p = alt
 		}
 	}
+	if access == "delete" && f.globWord && !p.Glob && cmd >= 0 && r.opts.Workspace != "" && path.Dir(p.Abs) == r.opts.Workspace {
+		if r.globDeletes == nil {
+			r.globDeletes = map[int]map[string]bool{}
+		}
+		if r.globDeletes[cmd] == nil {
+			r.globDeletes[cmd] = map[string]bool{}
+		}
+		r.globDeletes[cmd][path.Base(p.Abs)] = true
+	}
 	if access == "write" && !p.Glob && r.opaqueWriter(name) {
 		r.wrote(p.Real, nil) // downloaded or decoded: nobody saw the content
 	}

@@ -1,0 +1,76 @@
+package parser
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A glob that deletes every visible entry of the workspace root deletes the
+// workspace root (rm -rf * is rm -rf . for the project); globs inside it,
+// named entries and globs that leave an entry do not.
+func TestEmptiesRoot(t *testing.T) {
+	ws, home := world(t) // root: src build README.md .git link_etc link_ssh inner
+	a := New(Config{})
+	rootDeleted := func(src, wd string) bool {
+		t.Helper()
+		f := a.Analyze(src, Options{Workspace: ws, Home: home, WorkingDir: wd})
+		if f.ParseError != nil {
+			t.Fatalf("%s: %v", src, f.ParseError)
+		}
+		for _, p := range f.Paths {
+			if p.Access == "delete" && p.Real == ws {
+				if p.Zone != "workspace_root" || !p.InWorkspace || p.Cmd < 0 || f.Commands[p.Cmd].Name != "rm" {
+					t.Errorf("%s: root entry %+v", src, p)
+				}
+				return true
+			}
+		}
+		return false
+	}
+	for _, src := range []string{
+		"rm -rf *",
+		"rm -rf ./*",
+		"rm -rf -- *",
+		"rm -rf " + ws + "/*",
+		`rm -rf "$PWD"/*`,
+		"rm -rf * .*",
+		"rm -rf [a-z]* [A-Z]*",
+		"rm -r s* b* R* l* i*",
+		"echo hi; rm -rf *",
+	} {
+		if !rootDeleted(src, "") {
+			t.Errorf("%s: the workspace root is not among the deleted paths", src)
+		}
+	}
+	if !rootDeleted("rm -rf ../*", "src") {
+		t.Error("rm -rf ../* from src: the workspace root is not among the deleted paths")
+	}
+	for _, src := range []string{
+		"rm -rf src/*",
+		"rm -rf s*",
+		"rm -rf build src README.md link_etc link_ssh inner", // named one by one
+		"rm -rf {src,build,README.md,link_etc,link_ssh,inner}",
+		"ls *",
+		"cp -r * /tmp/x",
+		"cd src && rm -rf *",
+		"rm -rf .*",
+		"rm -rf [!R]*", // leaves README.md
+		"rm -rf s*; rm -rf b*",
+	} {
+		if rootDeleted(src, "") {
+			t.Errorf("%s: reported as deleting the workspace root", src)
+		}
+	}
+	// A root holding only hidden entries has nothing * could empty.
+	empty := filepath.Join(filepath.Dir(ws), "hidden")
+	if err := os.MkdirAll(filepath.Join(empty, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := a.Analyze("rm -rf * .*", Options{Workspace: empty, Home: home})
+	for _, p := range f.Paths {
+		if p.Real == empty && p.Access == "delete" {
+			t.Errorf("root of hidden entries only: %+v", p)
+		}
+	}
+}

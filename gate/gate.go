@@ -109,6 +109,11 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 		home = os.Getenv("HOME")
 	}
 	if home != "" {
+		// A relative $HOME names a place relative to where toolgate was
+		// started; everything below compares absolute paths.
+		if a, err := filepath.Abs(home); err == nil {
+			home = a
+		}
 		home = filepath.Clean(home)
 		if r, err := filepath.EvalSymlinks(home); err == nil {
 			home = r

@@ -363,3 +363,29 @@ func TestPolicyDirFollowsSymlinkedDirs(t *testing.T) {
 		t.Error("a policy directory with a link cycle loaded")
 	}
 }
+
+// TestRelativeHome: a relative $HOME is taken from where toolgate started,
+// as the user's own shell would have it there; ~ then names that absolute
+// place, and the home's secrets stay secrets.
+func TestRelativeHome(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(filepath.Join(root, "home", ".ssh"), 0o700)
+	os.MkdirAll(ws, 0o755)
+	t.Chdir(root)
+	t.Setenv("HOME", "home")
+	g, err := gate.New(context.Background(), gate.Options{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := g.DecideLine(context.Background(), []byte(`{"name":"exec","arguments":{"command":"cat ~/.ssh/id_rsa"}}`), 1)
+	if len(rs) != 1 || rs[0].Decision != "deny" {
+		t.Fatalf("cat ~/.ssh/id_rsa with HOME=home: %+v", rs)
+	}
+	if rs[0].Input == nil || rs[0].Input.Home != filepath.Join(root, "home") {
+		t.Fatalf("input home %q, want %q", rs[0].Input.Home, filepath.Join(root, "home"))
+	}
+}

@@ -218,6 +218,12 @@ var bookkeeping = map[string]bool{
 // error.
 func Map(ev Event, ws string) (Mapped, error) {
 	m := mapper{ws: ws, cwd: ws, id: ev.ToolUseID, home: os.Getenv("HOME")}
+	if m.home != "" && !filepath.IsAbs(m.home) {
+		// as the gate reads it: relative to where toolgate started
+		if a, err := filepath.Abs(m.home); err == nil {
+			m.home = a
+		}
+	}
 	if ev.Cwd != "" {
 		// The cwd is where the process is: a real directory, which
 		// resolving symlinks (as the kernel did to get there) keeps.

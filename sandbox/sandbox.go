@@ -290,6 +290,11 @@ func New(cfg Config) (*Sandbox, error) {
 		home = os.Getenv("HOME")
 	}
 	if home != "" {
+		// A relative $HOME names a place relative to where toolgate was
+		// started; everything below compares absolute paths.
+		if a, err := filepath.Abs(home); err == nil {
+			home = a
+		}
 		home = filepath.Clean(home)
 		if r, err := filepath.EvalSymlinks(home); err == nil {
 			home = r

@@ -655,3 +655,37 @@ func TestOrdinaryGitWorkIsLeftAlone(t *testing.T) {
 		t.Errorf("ordinary git work: %s notes %v", output(res), res.Notes)
 	}
 }
+
+// A relative $HOME is made absolute from toolgate's working directory, as
+// the gate does, before it becomes the box's empty home: bwrap is never
+// handed a relative mount point.
+func TestRelativeHomeIsAbsolute(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(root, "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	t.Setenv("HOME", "home")
+	s, err := New(Config{Workspace: ws, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "home"); s.home != want {
+		t.Fatalf("home %q, want %q", s.home, want)
+	}
+	if s.cfg.Mode == ModeBwrap {
+		args, err := s.args(Request{Command: "true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, a := range args {
+			if a == "--tmpfs" && i+1 < len(args) && !filepath.IsAbs(args[i+1]) {
+				t.Fatalf("relative mount point %q in %v", args[i+1], args)
+			}
+		}
+	}
+}

@@ -20,7 +20,9 @@
 //
 // It does nothing when TOOLGATE_HUGEPAGES is "0" or "off", when the kernel's
 // transparent_hugepage mode is not "madvise" ("always" already covers the
-// heap; "never" forbids it), or outside Linux. Failures are ignored: this
+// heap; "never" forbids it), under strict overcommit (overcommit_memory 2)
+// or an address-space limit (ulimit -v), where mapping the reservation could
+// fail and the runtime would stop the process, or outside Linux. Failures are ignored: this
 // changes speed, never behaviour. Heap mapped after the reservation (a
 // process that grows past 128 MiB) gets ordinary pages. Not covered: the
 // binary's text, goroutine stacks and the runtime's own metadata.

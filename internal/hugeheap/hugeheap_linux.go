@@ -33,10 +33,34 @@ func init() {
 	case "0", "off":
 		return
 	}
-	if !madviseMode() {
+	if !madviseMode() || !roomToReserve() {
 		return
 	}
 	mark()
+}
+
+// overcommitFile holds the kernel's overcommit policy; "2" counts every
+// writable mapping against a commit limit.
+var overcommitFile = "/proc/sys/vm/overcommit_memory"
+
+// roomToReserve reports whether mapping the reservation cannot fail: the
+// runtime treats a failed heap mapping as fatal, so under strict overcommit
+// or an address-space limit (ulimit -v) nothing is reserved.
+func roomToReserve() bool {
+	b, err := os.ReadFile(overcommitFile)
+	if err != nil {
+		return false
+	}
+	switch string(bytes.TrimSpace(b)) {
+	case "0", "1":
+	default:
+		return false
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil || lim.Cur != ^uint64(0) {
+		return false
+	}
+	return true
 }
 
 func madviseMode() bool {

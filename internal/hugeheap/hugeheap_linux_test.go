@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -133,5 +134,46 @@ func TestModeFile(t *testing.T) {
 	modeFile = dir + "/missing"
 	if madviseMode() {
 		t.Error("missing mode file: madviseMode() = true")
+	}
+}
+
+// Strict overcommit or an address-space limit leaves the heap alone: the
+// reservation could fail to map, which the runtime treats as fatal.
+func TestRoomToReserve(t *testing.T) {
+	dir := t.TempDir()
+	old := overcommitFile
+	defer func() { overcommitFile = old }()
+	for text, want := range map[string]bool{"0\n": true, "1\n": true, "2\n": false, "": false} {
+		overcommitFile = dir + "/overcommit"
+		if err := os.WriteFile(overcommitFile, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var lim syscall.Rlimit
+		if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil || lim.Cur != ^uint64(0) {
+			want = false // this test itself runs under ulimit -v
+		}
+		if got := roomToReserve(); got != want {
+			t.Errorf("overcommit %q: roomToReserve() = %v, want %v", text, got, want)
+		}
+	}
+	overcommitFile = dir + "/missing"
+	if roomToReserve() {
+		t.Error("unreadable overcommit policy: roomToReserve() = true")
+	}
+}
+
+// Under ulimit -v the child process starts and marks nothing.
+func TestAddressSpaceLimit(t *testing.T) {
+	if os.Getenv("HUGEHEAP_REPORT") == "1" {
+		return // TestDisabledByEnvironment's child prints
+	}
+	cmd := exec.Command("/bin/sh", "-c", `ulimit -v 4000000 && exec "$0" -test.run='^TestDisabledByEnvironment$' -test.v`, os.Args[0])
+	cmd.Env = append(os.Environ(), "HUGEHEAP_REPORT=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child under ulimit -v: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "marked 0\n") {
+		t.Fatalf("child under ulimit -v marked the heap:\n%s", out)
 	}
 }

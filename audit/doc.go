@@ -6,12 +6,17 @@
 // so any textual change shows, and carries prev and hash: SHA-256, with a
 // domain-separation prefix, over the canonical record without its hash,
 // chained from a genesis (whose prev is the zero hash, or the last hash of
-// the file it continues after a rotation). Log appends under an flock with
-// one write per record and an fsync (always, batch, never), follows a file
-// another writer rotated, and refuses to append after a torn line. With a
-// signing key it appends Ed25519 checkpoints over (count, head) every N
-// records and on Close, so a holder of the public key can detect a whole
-// rewrite with a recomputed chain.
+// the file it continues after a rotation). A canonical number is an
+// IEEE-754 double, exact for integers up to 2^53-1 in magnitude: a record
+// whose integer fields (seq, exit_code, duration_ms, ...) go beyond is
+// refused by Log and reported by Verify as a foreign line, while numbers
+// in args are kept as canonical JSON keeps them, rounded to a double's
+// precision. Log appends under an flock with one write per record and an
+// fsync (always, batch, never), follows a file another writer rotated, and
+// refuses to append after a torn line. With a signing key it appends
+// Ed25519 checkpoints over (count, head) every N records and on Close, so
+// a holder of the public key can detect a whole rewrite with a recomputed
+// chain.
 //
 // Verify streams files as one chain with bounded memory and names the first
 // problem (edited, removed, reordered, duplicated, foreign line, torn tail,

@@ -23,6 +23,9 @@ import (
 // to dst.
 func (r *Record) sealAppend(dst []byte) ([]byte, error) {
 	r.Hash = ""
+	if err := r.checkInts(); err != nil {
+		return dst, err
+	}
 	base := len(dst)
 	b := append(dst, hashPrefix...)
 	rec := len(b)
@@ -225,14 +228,11 @@ func appendCanonRecord(dst []byte, r *Record) (b []byte, at int, before, ok bool
 	return e.b, at, before, e.ok
 }
 
-// appendCanonInt writes n as canonNumber writes its decimal literal: exact
-// up to 2^53, beyond that the float64 nearest to it in ECMAScript form.
+// appendCanonInt writes n as canonNumber writes its decimal literal. n is
+// within ±maxExactInt (seal refuses a record with an integer beyond, see
+// checkInts), where that literal is its digits.
 func appendCanonInt(b []byte, n int64) []byte {
-	if -1<<53 <= n && n <= 1<<53 {
-		return strconv.AppendInt(b, n, 10)
-	}
-	s, _ := es6Number(float64(n)) // finite
-	return append(b, s...)
+	return strconv.AppendInt(b, n, 10)
 }
 
 // appendCanonStr writes the valid UTF-8 string s as canonString does.

@@ -97,7 +97,11 @@ func FuzzScanRecord(f *testing.F) {
 	for _, s := range []string{`{"hash":"h","kind":"k","v":1}`, `{"kind":"k","v":1,"hash":"h"}`, `{"hash":"h"}`,
 		`{"a":"\u001f\b\"\\","hash":"h","kind":"k","prev":"p\n","seq":-12,"v":2}`, `{"é":1,"😀":2,"\uffff":3,"hash":"x","kind":"k","v":1}`,
 		`{"hash":"x","kind":"k","seq":1e+21,"v":1}`, `{"hash":"x","kind":"k","seq":1152921504606847000,"v":1}`,
-		`{"count":1.5,"hash":"x","kind":"k","v":1}`, `{"hash":"x","kind":"k","v":1,"x":[1.5,-0,0.000001,1e-7,{"b":{},"a":[]}]}`} {
+		`{"count":1.5,"hash":"x","kind":"k","v":1}`, `{"hash":"x","kind":"k","v":1,"x":[1.5,-0,0.000001,1e-7,{"b":{},"a":[]}]}`,
+		`{"exit_code":9007199254740992,"hash":"x","kind":"k","v":1}`, `{"duration_ms":-9007199254740991,"hash":"x","kind":"k","v":1}`,
+		`{"hash":"x","kind":"k","output_bytes":1e+21,"removed_bytes":"9007199254740992","v":1}`,
+		`{"hash":"x","kind":"k","v":1,"writer":{"host":"h","pid":9007199254740992,"uid":0}}`,
+		`{"hash":"x","kind":"k","v":1,"writer":{"pid":[9007199254740992],"uid":-9007199254740991,"é":1e+300}}`} {
 		f.Add([]byte(s), "p\n")
 	}
 	f.Fuzz(func(t *testing.T, line []byte, prevHint string) {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 )
 
 // Version is the record format; it is part of every hash.
@@ -94,6 +96,94 @@ type Writer struct {
 	Program string `json:"program"`
 }
 
+// maxExactInt bounds a record's integer fields. A canonical JSON number is
+// an IEEE-754 double (RFC 8785), which holds every integer within
+// ±(2^53-1), the range RFC 8259 calls interoperable; beyond it some
+// integers round to a neighbour (2^53+1 would be written as 2^53), and a
+// logged number could differ from the one meant. So the writer refuses a
+// record with such an integer rather than log a different one, and verify
+// does not take a line with one for a record.
+const maxExactInt = 1<<53 - 1
+
+// checkInts refuses a record with an integer field beyond ±maxExactInt,
+// naming the field.
+func (r *Record) checkInts() error {
+	type field struct {
+		name string
+		n    int64
+	}
+	fs := [9]field{{"v", int64(r.V)}, {"seq", r.Seq}, {"count", r.Count}}
+	k := 3
+	if r.ExitCode != nil {
+		fs[k] = field{"exit_code", int64(*r.ExitCode)}
+		k++
+	}
+	for _, f := range [...]struct {
+		name string
+		p    *int64
+	}{{"duration_ms", r.DurationMS}, {"output_bytes", r.OutputBytes}} {
+		if f.p != nil {
+			fs[k] = field{f.name, *f.p}
+			k++
+		}
+	}
+	fs[k] = field{"removed_bytes", r.RemovedBytes}
+	k++
+	if r.Writer != nil {
+		fs[k], fs[k+1] = field{"writer.uid", int64(r.Writer.UID)}, field{"writer.pid", int64(r.Writer.PID)}
+		k += 2
+	}
+	for _, f := range fs[:k] {
+		if f.n < -maxExactInt || f.n > maxExactInt {
+			return inexactError(f.name, strconv.FormatInt(f.n, 10))
+		}
+	}
+	return nil
+}
+
+// inexactError says that the integer field field, written lit, is beyond
+// what a canonical JSON number holds exactly.
+func inexactError(field, lit string) error {
+	return fmt.Errorf("%s is %s, more than 2^53-1 in magnitude: a canonical JSON number (an IEEE-754 double) does not hold it exactly", field, lit)
+}
+
+// exactLiteral says whether the JSON number lit is within ±maxExactInt.
+func exactLiteral[S ~string | ~[]byte](lit S) bool {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	short := len(digits) > 0 && len(digits) <= 15
+	for i := 0; short && i < len(digits); i++ {
+		short = '0' <= digits[i] && digits[i] <= '9'
+	}
+	if short {
+		return true // an integer below 10^15
+	}
+	f, err := strconv.ParseFloat(string(lit), 64)
+	return err == nil && math.Abs(f) <= maxExactInt
+}
+
+// inexactField returns the first integer field of the decoded record m
+// whose number is beyond ±maxExactInt, with its literal, or "". Only the
+// fields Record has as integers count: args is free-form, and its numbers
+// are canonical JSON numbers like any other.
+func inexactField(m map[string]any) (field, lit string) {
+	for _, k := range [...]string{"v", "seq", "count", "exit_code", "duration_ms", "output_bytes", "removed_bytes"} {
+		if n, ok := m[k].(json.Number); ok && !exactLiteral(n) {
+			return k, string(n)
+		}
+	}
+	if w, ok := m["writer"].(map[string]any); ok {
+		for _, k := range [...]string{"uid", "pid"} {
+			if n, ok := w[k].(json.Number); ok && !exactLiteral(n) {
+				return "writer." + k, string(n)
+			}
+		}
+	}
+	return "", ""
+}
+
 // seal sets r.Hash and returns the record's line: its canonical JSON and a
 // newline. The hash covers every field but itself.
 func (r *Record) seal() ([]byte, error) {
@@ -105,6 +195,9 @@ func (r *Record) seal() ([]byte, error) {
 // does not handle, and tests hold the two to the same bytes.
 func (r *Record) sealSlow() ([]byte, error) {
 	r.Hash = ""
+	if err := r.checkInts(); err != nil {
+		return nil, err
+	}
 	c := *r // keeps r on the stack of seal's callers
 	raw, err := json.Marshal(&c)
 	if err != nil {
@@ -188,6 +281,9 @@ func chainFields(line []byte) (map[string]any, *Record, error) {
 	if !ok || r.Hash == "" || r.Kind == "" || r.V == 0 {
 		return m, nil, errors.New("not a record (a field is missing or of the wrong type)")
 	}
+	if field, lit := inexactField(m); field != "" {
+		return m, nil, fmt.Errorf("not a record: %v", inexactError(field, lit))
+	}
 	return m, r, nil
 }
 
@@ -202,6 +298,16 @@ func decodeValue(b []byte) (any, error) {
 	}
 	if d.More() {
 		return nil, errors.New("more than one JSON value")
+	}
+	// More says no at a ] or } too (it asks whether an array or object
+	// goes on), so a record line with a stray closer after it would pass
+	// for the record: only white space may follow the value.
+	for _, c := range b[d.InputOffset():] {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return nil, fmt.Errorf("invalid character %q after top-level value", c)
+		}
 	}
 	return v, nil
 }

@@ -396,10 +396,19 @@ func scanRecord(b []byte, s *lineScan, prevHint string) bool {
 				var n int64
 				n, ok = intValue(val)
 				r.V = int(n)
+				ok = ok && exactInt(n)
 			case "seq":
 				r.Seq, ok = intValue(val)
+				ok = ok && exactInt(r.Seq)
 			case "count":
 				r.Count, ok = intValue(val)
+				ok = ok && exactInt(r.Count)
+			case "exit_code", "duration_ms", "output_bytes", "removed_bytes":
+				// Not chain fields, but the slow path refuses a record
+				// with one beyond ±maxExactInt (inexactField).
+				ok = exactValue(val)
+			case "writer":
+				ok = writerExact(val)
 			default:
 				ok = true
 			}
@@ -487,4 +496,46 @@ func intValue(val []byte) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(val), 10, 64)
 	return n, err == nil
+}
+
+// exactInt says whether n is within ±maxExactInt.
+func exactInt(n int64) bool {
+	return -maxExactInt <= n && n <= maxExactInt
+}
+
+// exactValue says whether the canonical value val is not a number beyond
+// ±maxExactInt.
+func exactValue(val []byte) bool {
+	if c := val[0]; c != '-' && (c < '0' || c > '9') {
+		return true
+	}
+	return exactLiteral(val)
+}
+
+// writerExact is exactValue for the uid and pid members of val, a canonical
+// writer object (anything else is not checked, as on the slow path).
+func writerExact(val []byte) bool {
+	if val[0] != '{' || val[1] == '}' {
+		return true
+	}
+	for i := 1; ; {
+		end, _ := scanCanonString(val, i)
+		if end < 0 {
+			return false // not canonical after all: the slow path decides
+		}
+		to := scanCanonValue(val, end+1, 2)
+		if to < 0 || to >= len(val) {
+			return false
+		}
+		switch string(val[i+1 : end-1]) {
+		case "uid", "pid":
+			if !exactValue(val[end+1 : to]) {
+				return false
+			}
+		}
+		if val[to] == '}' {
+			return true
+		}
+		i = to + 1
+	}
 }

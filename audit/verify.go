@@ -374,15 +374,20 @@ func (r *recentRing) get(seq int64) (string, bool) {
 }
 
 // seenLater reads ahead (the rest of the file, bounded) for a record with
-// sequence number seq.
+// sequence number seq. It reads each line as verify reads a record, not
+// with encoding/json's struct decoding: that matches keys regardless of
+// case, and would take "SEQ" or "Seq" for seq.
 func (v *verifier) seenLater(br *bufio.Reader, seq int64) bool {
+	var s lineScan
 	for range lookahead {
 		line, err := readLine(br)
 		if len(line) > 0 {
-			var probe struct {
-				Seq *int64 `json:"seq"`
-			}
-			if json.Unmarshal(bytes.TrimSpace(line), &probe) == nil && probe.Seq != nil && *probe.Seq == seq {
+			body := bytes.TrimSuffix(line, []byte("\n"))
+			if scanRecord(body, &s, "") {
+				if s.Rec.Seq == seq {
+					return true
+				}
+			} else if _, r, err := chainFields(body); err == nil && r.Seq == seq {
 				return true
 			}
 		}

@@ -1,11 +1,11 @@
-# make build   bin/toolgate
+# make build   bin/toolgate and bin/toolgate-hook
 # make test    the whole suite (scripts/test.sh)
 # make bench   the benchmark table (scripts/bench.sh); BENCHFLAGS="-quick -rows 1,2 -json out.json"
 .PHONY: build test bench
 
 build:
 	mkdir -p bin
-	go build -o bin/toolgate ./cmd/toolgate
+	go build -o bin/ ./cmd/...
 
 test:
 	bash scripts/test.sh

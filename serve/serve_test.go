@@ -802,3 +802,34 @@ func TestMetricsFormat(t *testing.T) {
 		t.Errorf("escape: %s", escape("a\"b\\c\nd"))
 	}
 }
+
+// TestHookEndpoint: /v1/hook/claude-code hands the event and the client's
+// workspace to Options.Hook and returns its reply byte for byte; an error
+// is a 422 with the reason; without a Hook the endpoint is 404.
+func TestHookEndpoint(t *testing.T) {
+	var gotWS, gotEvent string
+	f := start(t, setup{mode: sandbox.ModeNone, mutate: func(o *Options) {
+		o.Hook = func(_ context.Context, ws string, event []byte) ([]byte, error) {
+			gotWS, gotEvent = ws, string(event)
+			if ws != "/the/ws" {
+				return nil, errors.New("another workspace")
+			}
+			return []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}` + "\n"), nil
+		}
+	}})
+	code, body := f.do(t, "POST", "/v1/hook/claude-code", `{"tool_name":"Bash"}`, WorkspaceHeader, "/the/ws")
+	if code != 200 || body != `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`+"\n" {
+		t.Fatalf("answer: %d %q", code, body)
+	}
+	if gotWS != "/the/ws" || gotEvent != `{"tool_name":"Bash"}` {
+		t.Fatalf("Hook got %q %q", gotWS, gotEvent)
+	}
+	if code, body := f.do(t, "POST", "/v1/hook/claude-code", `{}`, WorkspaceHeader, "/other"); code != 422 || !strings.Contains(body, "another workspace") {
+		t.Fatalf("error: %d %s", code, body)
+	}
+
+	g := start(t, setup{mode: sandbox.ModeNone})
+	if code, body := g.do(t, "POST", "/v1/hook/claude-code", `{}`); code != 404 || !strings.Contains(body, "does not answer hook events") {
+		t.Fatalf("no Hook: %d %s", code, body)
+	}
+}

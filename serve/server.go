@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,12 @@ type Options struct {
 	// Log receives a line for each event an operator should see (reloads,
 	// shutdown); nil discards them.
 	Log func(msg string)
+	// Hook answers a Claude Code PreToolUse event for the workspace ws (the
+	// client's X-Toolgate-Workspace) with the hook's reply, for POST
+	// /v1/hook/claude-code: a small client (toolgate-hook) then needs
+	// neither the policy nor its compiler. An error is answered 422 and
+	// the client decides by other means. nil: the endpoint answers 404.
+	Hook func(ctx context.Context, ws string, event []byte) ([]byte, error)
 }
 
 // Server is the HTTP service. It is safe for concurrent use.
@@ -145,11 +152,12 @@ type route struct {
 }
 
 var routes = map[string]route{
-	"/v1/check": {http.MethodPost, (*Server).check},
-	"/v1/run":   {http.MethodPost, (*Server).run},
-	"/v1/tools": {http.MethodGet, (*Server).listTools},
-	"/healthz":  {http.MethodGet, (*Server).health},
-	"/metrics":  {http.MethodGet, (*Server).metricsPage},
+	"/v1/check":            {http.MethodPost, (*Server).check},
+	"/v1/run":              {http.MethodPost, (*Server).run},
+	"/v1/hook/claude-code": {http.MethodPost, (*Server).hookClaude},
+	"/v1/tools":            {http.MethodGet, (*Server).listTools},
+	"/healthz":             {http.MethodGet, (*Server).health},
+	"/metrics":             {http.MethodGet, (*Server).metricsPage},
 }
 
 // statusWriter remembers the status code for the metrics.
@@ -201,7 +209,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !known {
-		fail(w, http.StatusNotFound, "no such endpoint; see POST /v1/check, POST /v1/run, GET /v1/tools, GET /healthz, GET /metrics")
+		fail(w, http.StatusNotFound, "no such endpoint; see POST /v1/check, POST /v1/run, POST /v1/hook/claude-code, GET /v1/tools, GET /healthz, GET /metrics")
 		return
 	}
 	if r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead) {
@@ -309,6 +317,28 @@ func (s *Server) check(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		results = append(results, res)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"results": results})
+}
+
+// hookClaude answers a Claude Code hook event with the hook's reply, as
+// `toolgate hook claude-code` would print it.
+func (s *Server) hookClaude(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	if s.o.Hook == nil {
+		fail(w, http.StatusNotFound, "this service does not answer hook events")
+		return
+	}
+	body, ok := s.body(w, r)
+	if !ok {
+		return
+	}
+	ans, err := s.o.Hook(ctx, r.Header.Get(WorkspaceHeader), body)
+	if err != nil {
+		fail(w, http.StatusUnprocessableEntity, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(ans)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(ans)
 }
 
 // run decides every call of the body and executes the allowed ones.

@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/runner"
 	"github.com/toolgate/toolgate/sandbox"
+	"github.com/toolgate/toolgate/serve"
 	"github.com/toolgate/toolgate/tools"
 )
 
@@ -148,4 +149,30 @@ func runHookClaude(ctx context.Context, o *hookOptions, in io.Reader, out, errOu
 		return blockHook(io.Discard, errOut, "writing the answer: "+err.Error())
 	}
 	return nil
+}
+
+// answerHookEvent answers a Claude Code hook event for serve's
+// /v1/hook/claude-code (the toolgate-hook client): as `toolgate hook
+// claude-code` would, with the service's runner, for the workspace the
+// client named, which must be the service's.
+func answerHookEvent(ctx context.Context, r *runner.Runner, ws string, event []byte) ([]byte, error) {
+	if ws == "" {
+		return nil, fmt.Errorf("no workspace: send it in %s", serve.WorkspaceHeader)
+	}
+	if len(event) > maxHookEvent {
+		return nil, fmt.Errorf("the hook event is larger than %d MiB", maxHookEvent>>20)
+	}
+	ans, err := hook.Decide(ctx, event, hook.Options{
+		Workspace: ws,
+		Local: func(ctx context.Context, ws string, line []byte) ([]gate.Result, error) {
+			if g := r.Gate(); ws != g.Workspace() {
+				return nil, fmt.Errorf("this service judges calls for the workspace %s, not %s", g.Workspace(), ws)
+			}
+			return hook.DecideLocal(ctx, r, line), nil
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ans.JSON(), nil
 }

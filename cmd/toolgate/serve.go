@@ -160,6 +160,9 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 		MaxRuns:        o.maxRuns,
 		LocalOnly:      serve.IsLoopbackListener(ln),
 		Log:            logLine,
+		Hook: func(ctx context.Context, ws string, event []byte) ([]byte, error) {
+			return answerHookEvent(ctx, r, ws, event)
+		},
 	})
 	if err != nil {
 		return err

@@ -378,6 +378,28 @@ func (b *bench) toolgate() (string, error) {
 	return b.tg, b.tgErr
 }
 
+// hookClient returns the toolgate-hook binary: the one next to the toolgate
+// measured, else built beside it.
+func (b *bench) hookClient() (string, error) {
+	tg, err := b.toolgate()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(filepath.Dir(tg), "toolgate-hook")
+	if _, err := os.Stat(out); err == nil {
+		return out, nil
+	}
+	if b.cfg.noBuild || b.cfg.toolgate != "" {
+		return "", errors.New("no toolgate-hook next to " + tg)
+	}
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/toolgate-hook")
+	cmd.Dir = b.cfg.root
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building toolgate-hook: %v: %s", err, strings.TrimSpace(string(msg)))
+	}
+	return out, nil
+}
+
 // env is the environment of the toolgate children: this one's, with HOME
 // the fixture's home, the default audit log in the scratch directory, and
 // no TOOLGATE_ or CLAUDE_ settings of the person running the benchmark.

@@ -116,6 +116,7 @@ func (b *bench) rowHook(s *section) error {
 	out, errf := filepath.Join(dir, "out.json"), filepath.Join(dir, "err.txt")
 	env := b.env("CLAUDE_PROJECT_DIR=" + b.ws)
 	coldAudit := filepath.Join(dir, "hook-audit.jsonl")
+	client, clientErr := b.hookClient()
 	hook := func(daemon bool) proc {
 		args := []string{"hook", "claude-code"}
 		if daemon {
@@ -126,8 +127,14 @@ func (b *bench) rowHook(s *section) error {
 		return proc{path: tg, args: args, dir: b.ws, env: env, stdin: eventFile, stdout: out, stderr: errf}
 	}
 	decisions := map[string]int{}
+	var runProc func(p proc, daemon bool) (time.Duration, error)
 	runHook := func(daemon bool) (time.Duration, error) {
-		p := hook(daemon)
+		return runProc(hook(daemon), daemon)
+	}
+	runClient := func() (time.Duration, error) {
+		return runProc(proc{path: client, args: []string{"claude-code", "--socket", d.socket}, dir: b.ws, env: env, stdin: eventFile, stdout: out, stderr: errf}, true)
+	}
+	runProc = func(p proc, daemon bool) (time.Duration, error) {
 		o, err := p.mustSucceed(p.run())
 		if err != nil {
 			return 0, err
@@ -155,11 +162,16 @@ func (b *bench) rowHook(s *section) error {
 			return err
 		}
 	}
+	if clientErr == nil {
+		if _, err := runClient(); err != nil {
+			return err
+		}
+	}
 	truePath, err := exec.LookPath("true")
 	if err != nil {
 		truePath = "/bin/true"
 	}
-	var spawn, help, cold, warm []float64
+	var spawn, help, cold, warm, thin []float64
 	timed := func(p proc, dst *[]float64) func(int) error {
 		return func(int) error {
 			o, err := p.mustSucceed(p.run())
@@ -179,6 +191,14 @@ func (b *bench) rowHook(s *section) error {
 			d, err := runHook(true)
 			warm = append(warm, ms(d))
 			return err
+		},
+		func(int) error {
+			if clientErr != nil {
+				return nil
+			}
+			d, err := runClient()
+			thin = append(thin, ms(d))
+			return err
 		})
 	if err != nil {
 		return err
@@ -186,11 +206,17 @@ func (b *bench) rowHook(s *section) error {
 	served, _ := countLines(filepath.Join(dir, "serve-audit.jsonl"))
 	s.add("spawn + wait of `true` (machine floor)", "ms", spawn)
 	s.add("`toolgate --help` (binary start floor)", "ms", help).vs("true", ratios(help, spawn))
-	s.add("hook with warm `serve --socket` daemon", "ms", warm).vs("true", ratios(warm, spawn)).atMost(5)
+	s.add("`toolgate hook --socket` with a warm `serve --socket` daemon", "ms", warm).vs("true", ratios(warm, spawn))
+	if clientErr == nil {
+		s.add("`toolgate-hook` with the warm daemon", "ms", thin).vs("true", ratios(thin, spawn)).atMost(5)
+	} else {
+		s.note("toolgate-hook not measured: %v", clientErr)
+	}
 	s.add("hook cold (no daemon: loads the policy)", "ms", cold).vs("daemon", ratios(cold, warm)).atMost(30)
 	s.note("event: Bash `ls -la` in the fixture workspace, CLAUDE_PROJECT_DIR set; answers checked each time (%s)", fmtDecisions(decisions))
 	s.note("cold: --audit FILE (default --fsync always); daemon: toolgate serve --socket --sandbox none --audit FILE (fsync always), %d records written by it", served)
 	s.note("`toolgate --help` starts the same binary (Go runtime and package init) and exits without loading a policy")
+	s.note("toolgate-hook: the small client (cmd/toolgate-hook) that hands the event to the daemon's /v1/hook/claude-code")
 	return nil
 }
 

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	// maxEvent is the largest event read, as `toolgate hook` reads it.
+	maxEvent = 16 << 20
+	// maxAnswer bounds the service's reply.
+	maxAnswer = 4 << 20
+	// socketTimeout bounds the whole exchange with the service, as
+	// `toolgate hook --socket` bounds it.
+	socketTimeout = 2 * time.Second
+	// workspaceHeader names the client's workspace (serve.WorkspaceHeader).
+	workspaceHeader = "X-Toolgate-Workspace"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// options are the command line: the two flags this client uses, and the
+// arguments the fallback gets (--workspace included).
+type options struct {
+	socket, workspace string
+	passThrough       []string
+}
+
+func parseArgs(args []string) (options, error) {
+	var o options
+	if len(args) == 0 || args[0] != "claude-code" {
+		return o, errors.New("usage: toolgate-hook claude-code [--socket PATH] [--workspace DIR] [toolgate hook flags...]")
+	}
+	o.socket = os.Getenv("TOOLGATE_SOCKET")
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		name, val, hasVal := strings.Cut(a, "=")
+		switch name {
+		case "--socket", "-socket", "--workspace", "-workspace":
+			if !hasVal {
+				if i+1 >= len(rest) {
+					return o, fmt.Errorf("flag %s needs a value", name)
+				}
+				i++
+				val = rest[i]
+			}
+			if strings.HasSuffix(name, "socket") {
+				o.socket = val
+				continue // the fallback must not ask the service again
+			}
+			o.workspace = val
+			o.passThrough = append(o.passThrough, "--workspace", val)
+		default:
+			o.passThrough = append(o.passThrough, a)
+		}
+	}
+	return o, nil
+}
+
+func run(args []string, in io.Reader, out, errOut io.Writer) int {
+	o, err := parseArgs(args)
+	if err != nil {
+		return block(errOut, err.Error())
+	}
+	event, err := io.ReadAll(io.LimitReader(in, maxEvent+1))
+	if err != nil {
+		return block(errOut, "reading the hook event: "+err.Error())
+	}
+	if len(event) > maxEvent {
+		return block(errOut, fmt.Sprintf("the hook event is larger than %d MiB", maxEvent>>20))
+	}
+	if o.socket != "" {
+		ans, err := ask(o.socket, workspace(o.workspace), event)
+		if err == nil {
+			if _, err := out.Write(ans); err != nil {
+				return block(errOut, "writing the answer: "+err.Error())
+			}
+			return 0
+		}
+		fmt.Fprintf(errOut, "toolgate: note: the service at %s did not decide (%v); deciding here\n", o.socket, err)
+	}
+	return fallback(o, event, out, errOut)
+}
+
+// workspace is the client's workspace as the service compares it: absolute,
+// symlinks resolved; "" when there is none.
+func workspace(dir string) string {
+	if dir == "" {
+		dir = os.Getenv("CLAUDE_PROJECT_DIR")
+	}
+	if dir == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// ask posts the event to the service's /v1/hook/claude-code over the unix
+// socket and returns its reply when it is one Claude Code can act on.
+func ask(socket, ws string, event []byte) ([]byte, error) {
+	if ws == "" {
+		return nil, errors.New("no workspace: pass --workspace DIR or run under Claude Code, which sets CLAUDE_PROJECT_DIR")
+	}
+	if strings.ContainsAny(ws, "\r\n\x00") {
+		return nil, errors.New("the workspace path cannot travel in an HTTP header")
+	}
+	deadline := time.Now().Add(socketTimeout)
+	conn, err := net.DialTimeout("unix", socket, socketTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(deadline); err != nil {
+		return nil, err
+	}
+	var req bytes.Buffer
+	req.WriteString("POST /v1/hook/claude-code HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n")
+	req.WriteString(workspaceHeader + ": " + ws + "\r\n")
+	req.WriteString("Content-Length: " + strconv.Itoa(len(event)) + "\r\n\r\n")
+	req.Write(event)
+	if _, err := conn.Write(req.Bytes()); err != nil {
+		return nil, err
+	}
+	status, body, err := readResponse(bufio.NewReader(conn))
+	if err != nil {
+		return nil, err
+	}
+	if status != 200 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(body, &e) != nil || e.Error == "" {
+			e.Error = "no reason given"
+		}
+		return nil, fmt.Errorf("%d %s", status, e.Error)
+	}
+	var reply struct {
+		HookSpecificOutput *struct {
+			HookEventName      string `json:"hookEventName"`
+			PermissionDecision string `json:"permissionDecision"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(body, &reply); err != nil {
+		return nil, fmt.Errorf("the answer is not JSON: %v", err)
+	}
+	h := reply.HookSpecificOutput
+	if h == nil || h.HookEventName != "PreToolUse" {
+		return nil, errors.New("the answer is not a PreToolUse reply")
+	}
+	switch h.PermissionDecision {
+	case "allow", "deny", "ask":
+	default:
+		return nil, fmt.Errorf("the answer's decision is %q", h.PermissionDecision)
+	}
+	return body, nil
+}
+
+// readResponse reads an HTTP/1.1 response with a Content-Length body (what
+// the service sends on this endpoint); anything else is an error.
+func readResponse(br *bufio.Reader) (status int, body []byte, err error) {
+	line, err := readLine(br)
+	if err != nil {
+		return 0, nil, err
+	}
+	proto, rest, _ := strings.Cut(line, " ")
+	code, _, _ := strings.Cut(rest, " ")
+	if !strings.HasPrefix(proto, "HTTP/1.") || len(code) != 3 {
+		return 0, nil, fmt.Errorf("not an HTTP response: %q", line)
+	}
+	if status, err = strconv.Atoi(code); err != nil {
+		return 0, nil, fmt.Errorf("not an HTTP response: %q", line)
+	}
+	length := -1
+	for {
+		h, err := readLine(br)
+		if err != nil {
+			return 0, nil, err
+		}
+		if h == "" {
+			break
+		}
+		k, v, _ := strings.Cut(h, ":")
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "content-length":
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return 0, nil, fmt.Errorf("bad Content-Length %q", v)
+			}
+			length = n
+		case "transfer-encoding":
+			return 0, nil, errors.New("the answer is not sized (Transfer-Encoding)")
+		}
+	}
+	if length < 0 {
+		return 0, nil, errors.New("the answer has no Content-Length")
+	}
+	if length > maxAnswer {
+		return 0, nil, errors.New("the answer is too large")
+	}
+	body = make([]byte, length)
+	if _, err := io.ReadFull(br, body); err != nil {
+		return 0, nil, err
+	}
+	return status, body, nil
+}
+
+func readLine(br *bufio.Reader) (string, error) {
+	var b []byte
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if err != nil {
+			return "", err
+		}
+		b = append(b, chunk...)
+		if len(b) > 64<<10 {
+			return "", errors.New("a header line is too long")
+		}
+		if !isPrefix {
+			return string(b), nil
+		}
+	}
+}
+
+// fallback hands the event to `toolgate hook claude-code`, which decides
+// in-process, and returns its exit code.
+func fallback(o options, event []byte, out, errOut io.Writer) int {
+	tg, err := toolgateBinary()
+	if err != nil {
+		return block(errOut, "no service answered and toolgate itself cannot be found ("+err.Error()+"); install toolgate next to toolgate-hook or on PATH")
+	}
+	cmd := exec.Command(tg, append([]string{"hook", "claude-code", "--socket="}, o.passThrough...)...)
+	cmd.Stdin = bytes.NewReader(event)
+	cmd.Stdout, cmd.Stderr = out, errOut
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exit.ExitCode()
+	default:
+		return block(errOut, "running "+tg+": "+err.Error())
+	}
+}
+
+// toolgateBinary is the toolgate next to this executable, else on PATH.
+func toolgateBinary() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "toolgate")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return exec.LookPath("toolgate")
+}
+
+// block refuses the call the way Claude Code understands: exit 2, the
+// reason on stderr (which the model sees).
+func block(errOut io.Writer, reason string) int {
+	fmt.Fprintln(errOut, "toolgate: "+reason)
+	return 2
+}

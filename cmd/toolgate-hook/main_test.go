@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseArgs(t *testing.T) {
+	t.Setenv("TOOLGATE_SOCKET", "/env.sock")
+	o, err := parseArgs([]string{"claude-code", "--socket", "/a.sock", "--workspace=/ws", "--audit", "f", "--policy=p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := options{socket: "/a.sock", workspace: "/ws", passThrough: []string{"--workspace", "/ws", "--audit", "f", "--policy=p"}}
+	if !reflect.DeepEqual(o, want) {
+		t.Fatalf("got %+v, want %+v", o, want)
+	}
+	if o, _ := parseArgs([]string{"claude-code"}); o.socket != "/env.sock" {
+		t.Fatalf("socket from $TOOLGATE_SOCKET: %+v", o)
+	}
+	for _, bad := range [][]string{nil, {"codex"}, {"claude-code", "--socket"}, {"claude-code", "--workspace"}} {
+		if _, err := parseArgs(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestReadResponse(t *testing.T) {
+	read := func(s string) (int, string, error) {
+		code, body, err := readResponse(bufio.NewReader(strings.NewReader(s)))
+		return code, string(body), err
+	}
+	if code, body, err := read("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4\r\n\r\n{}\n\nextra"); err != nil || code != 200 || body != "{}\n\n" {
+		t.Fatalf("sized answer: %d %q %v", code, body, err)
+	}
+	if code, _, err := read("HTTP/1.1 422 Unprocessable Entity\r\ncontent-length: 2\r\n\r\n{}"); err != nil || code != 422 {
+		t.Fatalf("422: %d %v", code, err)
+	}
+	for _, bad := range []string{
+		"",
+		"SSH-2.0-OpenSSH\r\n\r\n",
+		"HTTP/1.1 200 OK\r\n\r\n{}", // no length
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 99999999\r\n\r\n",               // over maxAnswer
+		"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}",                   // short body
+		"HTTP/1.1 200 OK\r\nX: " + strings.Repeat("a", 70<<10) + "\r\n\r\n", // endless header
+	} {
+		if _, _, err := read(bad); err == nil {
+			t.Errorf("%.60q: no error", bad)
+		}
+	}
+}
+
+// Without a socket and with nothing to fall back on, the call is blocked:
+// exit 2, the reason on stderr, nothing on stdout.
+func TestBlocksWithoutFallback(t *testing.T) {
+	t.Setenv("TOOLGATE_SOCKET", "")
+	t.Setenv("PATH", t.TempDir())
+	var out, errs bytes.Buffer
+	code := run([]string{"claude-code"}, strings.NewReader(`{"tool_name":"Bash"}`), &out, &errs)
+	if self, _ := os.Executable(); self != "" {
+		if _, err := os.Stat(self[:strings.LastIndexByte(self, '/')+1] + "toolgate"); err == nil {
+			t.Skip("a toolgate sits next to the test binary")
+		}
+	}
+	if code != 2 || out.Len() != 0 || !strings.Contains(errs.String(), "cannot be found") {
+		t.Fatalf("exit %d, out %q, stderr %q", code, out.String(), errs.String())
+	}
+	if code := run([]string{"claude"}, strings.NewReader(""), &out, &errs); code != 2 {
+		t.Fatalf("bad usage: exit %d", code)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
+	"github.com/toolgate/toolgate/internal/homedir"
 	"github.com/toolgate/toolgate/parser"
 	"github.com/toolgate/toolgate/tools"
 )
@@ -104,20 +105,9 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	if real == "/" {
 		return nil, fmt.Errorf("workspace cannot be the filesystem root")
 	}
-	home := o.Home
-	if home == "" {
-		home = os.Getenv("HOME")
-	}
-	if home != "" {
-		// A relative $HOME names a place relative to where toolgate was
-		// started; everything below compares absolute paths.
-		if a, err := filepath.Abs(home); err == nil {
-			home = a
-		}
-		home = filepath.Clean(home)
-		if r, err := filepath.EvalSymlinks(home); err == nil {
-			home = r
-		}
+	home := homedir.Get()
+	if o.Home != "" {
+		home = homedir.Resolve(o.Home)
 	}
 	var pol *Policy
 	switch {

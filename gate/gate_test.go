@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/user"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/internal/corpus"
@@ -387,5 +389,42 @@ func TestRelativeHome(t *testing.T) {
 	}
 	if rs[0].Input == nil || rs[0].Input.Home != filepath.Join(root, "home") {
 		t.Fatalf("input home %q, want %q", rs[0].Input.Home, filepath.Join(root, "home"))
+	}
+}
+
+// TestUnsetHome: with HOME unset or empty, the home is the account's (as
+// bash expands ~ then), so its secrets stay secrets; and deciding ends.
+func TestUnsetHome(t *testing.T) {
+	u, err := user.Current()
+	if err != nil || u.HomeDir == "" {
+		t.Skip("no account home to fall back on")
+	}
+	want := u.HomeDir
+	if r, err := filepath.EvalSymlinks(want); err == nil {
+		want = r
+	}
+	for _, unset := range []bool{true, false} {
+		if unset {
+			t.Setenv("HOME", "x")
+			os.Unsetenv("HOME")
+		} else {
+			t.Setenv("HOME", "")
+		}
+		g, err := gate.New(context.Background(), gate.Options{Workspace: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan []gate.Result, 1)
+		go func() {
+			done <- g.DecideLine(context.Background(), []byte(`{"name":"exec","arguments":{"command":"ls ~; cat ~/.ssh/id_rsa"}}`), 1)
+		}()
+		select {
+		case rs := <-done:
+			if len(rs) != 1 || rs[0].Decision != "deny" || rs[0].Input == nil || rs[0].Input.Home != want {
+				t.Fatalf("unset=%v: %+v (home %q, want %q)", unset, rs, rs[0].Input.Home, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("unset=%v: deciding ls ~ did not end", unset)
+		}
 	}
 }

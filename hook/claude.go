@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/internal/homedir"
 )
 
 // EventName is the only hook event this package answers.
@@ -217,13 +218,9 @@ var bookkeeping = map[string]bool{
 // from the event's cwd. An input that does not have the tool's shape is an
 // error.
 func Map(ev Event, ws string) (Mapped, error) {
-	m := mapper{ws: ws, cwd: ws, id: ev.ToolUseID, home: os.Getenv("HOME")}
-	if m.home != "" && !filepath.IsAbs(m.home) {
-		// as the gate reads it: relative to where toolgate started
-		if a, err := filepath.Abs(m.home); err == nil {
-			m.home = a
-		}
-	}
+	// the home as the gate reads it (relative: from where toolgate started;
+	// unset: the account's)
+	m := mapper{ws: ws, cwd: ws, id: ev.ToolUseID, home: homedir.Get()}
 	if ev.Cwd != "" {
 		// The cwd is where the process is: a real directory, which
 		// resolving symlinks (as the kernel did to get there) keeps.

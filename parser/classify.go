@@ -212,8 +212,8 @@ func (c *classifier) readRoot(p string) bool {
 		if c.readRoots[d] {
 			return true
 		}
-		if d == "/" {
-			break
+		if path.Dir(d) == d {
+			break // "/", or "." for a path that is not absolute
 		}
 	}
 	if len(c.readGlobs) > 0 {
@@ -293,7 +293,7 @@ func (c *classifier) sensitive(p string, zone string) (bool, string) {
 		if e, ok := c.secrets[d]; ok {
 			return true, e
 		}
-		if d == "/" || inWS && d == c.ws {
+		if path.Dir(d) == d || inWS && d == c.ws {
 			// entries above the workspace (a workspace under /root) do
 			// not make the workspace itself secret
 			break

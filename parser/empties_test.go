@@ -3,7 +3,9 @@ package parser
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A glob that deletes every visible entry of the workspace root deletes the
@@ -72,5 +74,33 @@ func TestEmptiesRoot(t *testing.T) {
 		if p.Real == empty && p.Access == "delete" {
 			t.Errorf("root of hidden entries only: %+v", p)
 		}
+	}
+}
+
+// With no home directory known, ~ is a place that cannot be told (unknown,
+// so denied), and analysing it ends: classifying the relative "~/x" once
+// walked path.Dir up to "." for ever.
+func TestNoHomeIsUnknown(t *testing.T) {
+	ws, _ := world(t)
+	done := make(chan *Facts, 1)
+	go func() {
+		done <- New(Config{}).Analyze("ls ~; cat ~/x; cp -r ~ .; ls ~/", Options{Workspace: ws})
+	}()
+	select {
+	case f := <-done:
+		n := 0
+		for _, p := range f.Paths {
+			if strings.HasPrefix(p.Raw, "~") {
+				n++
+				if p.Zone != "unknown" {
+					t.Errorf("%s: zone %s, want unknown", p.Raw, p.Zone)
+				}
+			}
+		}
+		if n != 4 {
+			t.Errorf("%d paths under ~, want 4: %+v", n, f.Paths)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("analysing ~ with no home did not end")
 	}
 }

@@ -53,6 +53,11 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 		text = f.pattern
 	}
 	text = r.tilde(text)
+	if text == "~" || strings.HasPrefix(text, "~/") {
+		// no home directory known: where ~ leads cannot be told
+		p.Abs, p.Zone = text, "unknown"
+		return p
+	}
 	if text == "" {
 		text = "."
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolgate/toolgate/internal/homedir"
 )
 
 // Mode says how exec commands run.
@@ -285,20 +287,9 @@ func New(cfg Config) (*Sandbox, error) {
 	if ws == "/" {
 		return nil, errors.New("workspace cannot be the filesystem root")
 	}
-	home := cfg.Home
-	if home == "" {
-		home = os.Getenv("HOME")
-	}
-	if home != "" {
-		// A relative $HOME names a place relative to where toolgate was
-		// started; everything below compares absolute paths.
-		if a, err := filepath.Abs(home); err == nil {
-			home = a
-		}
-		home = filepath.Clean(home)
-		if r, err := filepath.EvalSymlinks(home); err == nil {
-			home = r
-		}
+	home := homedir.Get()
+	if cfg.Home != "" {
+		home = homedir.Resolve(cfg.Home)
 	}
 	s := &Sandbox{cfg: cfg, lim: cfg.Limits.orDefaults(), ws: ws, home: home}
 	s.bash, _ = exec.LookPath("bash")
@@ -356,7 +347,7 @@ func reachable(dir string, uid, gid int) bool {
 		if !ok {
 			return false
 		}
-		if d == "/" {
+		if filepath.Dir(d) == d {
 			return true
 		}
 	}

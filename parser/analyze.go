@@ -1211,7 +1211,14 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 			if s == "" && !quoted {
 				continue // bash drops empty unquoted words ({sh,}, $EMPTY)
 			}
-			out = append(out, field{text: s, pattern: s, glob: gw && isGlob(s), globWord: gw, substWord: sw})
+			// A result that still holds glob characters is the pattern
+			// itself (nothing matched) — unless an entry of that very name
+			// exists: then it is a match ("[l]ink" found by "*"), or bash
+			// passes the unmatched pattern on and the command opens that
+			// entry all the same. Either way it is a literal path to
+			// resolve, symlinks and all.
+			g := gw && isGlob(s) && !r.literalExists(s, st)
+			out = append(out, field{text: s, pattern: s, glob: g, globWord: gw, substWord: sw})
 		}
 	}
 	return out
@@ -1802,4 +1809,20 @@ func (r *run) defaultAssigns(w *syntax.Word, st *state, sc scope) {
 		}
 		return true
 	})
+}
+
+// literalExists says whether s, taken as a literal path from the cwd, names
+// an existing entry (the entry itself: a dangling link counts).
+func (r *run) literalExists(s string, st *state) bool {
+	if !strings.HasPrefix(s, "/") {
+		if st.cwd == "" {
+			return false
+		}
+		s = st.cwd + "/" + s
+	}
+	if len(s) > maxPath {
+		return false
+	}
+	_, err := os.Lstat(s)
+	return err == nil
 }

@@ -40,7 +40,7 @@ func (r *run) emptiesRoot() {
 		names := r.globDeletes[c]
 		all := true
 		for _, v := range visible {
-			if !names[v] {
+			if !names[v] && !names["*"] { // "*": a * over the root, every entry
 				all = false
 				break
 			}

@@ -22,7 +22,7 @@ func TestEmptiesRoot(t *testing.T) {
 		}
 		for _, p := range f.Paths {
 			if p.Access == "delete" && p.Real == ws {
-				if p.Zone != "workspace_root" || !p.InWorkspace || p.Cmd < 0 || f.Commands[p.Cmd].Name != "rm" {
+				if p.Zone != "workspace_root" || !p.InWorkspace || p.Cmd < 0 || f.Commands[p.Cmd].Name != "rm" && f.Commands[p.Cmd].Name != "shred" {
 					t.Errorf("%s: root entry %+v", src, p)
 				}
 				return true
@@ -40,10 +40,21 @@ func TestEmptiesRoot(t *testing.T) {
 		"rm -rf [a-z]* [A-Z]*",
 		"rm -r s* b* R* l* i*",
 		"echo hi; rm -rf *",
+		"shred -u *",
+		"sudo rm -rf *",
+		"ln -s . zz && rm -rf zz/*", // through a link the script makes
+		"rm -rf inner/../*",
 	} {
 		if !rootDeleted(src, "") {
 			t.Errorf("%s: the workspace root is not among the deleted paths", src)
 		}
+	}
+	wsLink := filepath.Join(filepath.Dir(ws), "wslink")
+	if err := os.Symlink(ws, wsLink); err != nil {
+		t.Fatal(err)
+	}
+	if !rootDeleted("rm -rf "+wsLink+"/*", "") {
+		t.Error("rm -rf through a link to the workspace: the workspace root is not among the deleted paths")
 	}
 	if !rootDeleted("rm -rf ../*", "src") {
 		t.Error("rm -rf ../* from src: the workspace root is not among the deleted paths")
@@ -59,6 +70,10 @@ func TestEmptiesRoot(t *testing.T) {
 		"rm -rf .*",
 		"rm -rf [!R]*", // leaves README.md
 		"rm -rf s*; rm -rf b*",
+		"mv * src/", // moving is not deleting
+		"mkdir new && mv * new/",
+		"git rm -r --cached *",
+		"rmdir *",
 	} {
 		if rootDeleted(src, "") {
 			t.Errorf("%s: reported as deleting the workspace root", src)
@@ -102,5 +117,24 @@ func TestNoHomeIsUnknown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("analysing ~ with no home did not end")
+	}
+}
+
+// One command's * over the root does not make another command's partial
+// glob delete the root.
+func TestEmptiesRootPerCommand(t *testing.T) {
+	ws, home := world(t)
+	f := New(Config{}).Analyze("ln -s . zz && rm -rf zz/*; rm -rf s*", Options{Workspace: ws, Home: home})
+	n := 0
+	for _, p := range f.Paths {
+		if p.Access == "delete" && p.Real == ws {
+			n++
+			if f.Commands[p.Cmd].Name != "rm" || f.Commands[p.Cmd].Argv[len(f.Commands[p.Cmd].Argv)-1] == "src" {
+				t.Errorf("root entry for the wrong command: %+v", f.Commands[p.Cmd])
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d root entries, want 1", n)
 	}
 }

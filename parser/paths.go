@@ -24,20 +24,53 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 			p = alt
 		}
 	}
-	if access == "delete" && f.globWord && !p.Glob && cmd >= 0 && r.opts.Workspace != "" && path.Dir(p.Abs) == r.opts.Workspace {
-		if r.globDeletes == nil {
-			r.globDeletes = map[int]map[string]bool{}
+	if access == "delete" && cmd >= 0 && (name == "rm" || name == "shred") {
+		// what a glob operand of a deleter takes from the workspace root:
+		// an entry it matched, or (a * over a directory the script has
+		// yet to link to the root, so nothing matched now) everything
+		entry := ""
+		switch {
+		case f.globWord && !p.Glob && r.inRoot(p.Abs):
+			entry = path.Base(p.Abs)
+		case f.globWord && p.Glob && !p.Dynamic && path.Base(p.Abs) == "*" && r.inRoot(p.Abs):
+			entry = "*"
 		}
-		if r.globDeletes[cmd] == nil {
-			r.globDeletes[cmd] = map[string]bool{}
+		if entry != "" {
+			if r.globDeletes == nil {
+				r.globDeletes = map[int]map[string]bool{}
+			}
+			if r.globDeletes[cmd] == nil {
+				r.globDeletes[cmd] = map[string]bool{}
+			}
+			r.globDeletes[cmd][entry] = true
 		}
-		r.globDeletes[cmd][path.Base(p.Abs)] = true
 	}
 	if access == "write" && !p.Glob && r.opaqueWriter(name) {
 		r.wrote(p.Real, nil) // downloaded or decoded: nobody saw the content
 	}
 	r.facts.Paths = append(r.facts.Paths, p)
 	return p
+}
+
+// inRoot says whether the entry abs (lexically clean) sits directly in the
+// workspace root, its directory taken through symlinks (a link to the
+// workspace, or one the script made).
+func (r *run) inRoot(abs string) bool {
+	ws := r.opts.Workspace
+	if ws == "" {
+		return false
+	}
+	dir := path.Dir(abs)
+	if dir == ws {
+		return true
+	}
+	real, exists, _ := Resolve(dir)
+	if !exists {
+		if t, ok := r.throughLinks(real); ok {
+			real, _, _ = Resolve(t)
+		}
+	}
+	return real == ws
 }
 
 // classifyPath computes a path entry without adding it.

@@ -153,6 +153,10 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 // Workspace is the resolved workspace root.
 func (g *Gate) Workspace() string { return g.ws }
 
+// Home is the home directory the gate judges ~ and the home's secrets by:
+// absolute and symlink-free; "" when none was found.
+func (g *Gate) Home() string { return g.home }
+
 // PolicyDigest identifies the policy and data in force.
 func (g *Gate) PolicyDigest() string { return g.pol.Digest }
 

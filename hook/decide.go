@@ -9,9 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/internal/homedir"
 	"github.com/toolgate/toolgate/runner"
 	"github.com/toolgate/toolgate/serve"
 )
@@ -118,7 +120,15 @@ func AskSocket(ctx context.Context, socket, ws string, line []byte, timeout time
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	// HTTP trims white space around header values, so such a path would
+	// arrive as another directory's.
+	if ws != strings.TrimSpace(ws) || strings.ContainsAny(ws, "\r\n\x00") {
+		return nil, errors.New("the workspace path cannot travel in an HTTP header")
+	}
 	req.Header.Set(serve.WorkspaceHeader, ws)
+	if home := homedir.Get(); home != "" && home == strings.TrimSpace(home) && !strings.ContainsAny(home, "\r\n\x00") {
+		req.Header.Set(serve.HomeHeader, home) // the service's ~ must be ours
+	}
 	req.Header.Set(serve.UnsandboxedHeader, "1")
 	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {

@@ -828,6 +828,18 @@ func TestHookEndpoint(t *testing.T) {
 		t.Fatalf("error: %d %s", code, body)
 	}
 
+	// A client whose ~ is another directory is told so, here and on
+	// /v1/check: the service would judge its home's secrets by its own.
+	if code, body := f.do(t, "POST", "/v1/hook/claude-code", `{}`, WorkspaceHeader, "/the/ws", HomeHeader, "/elsewhere"); code != 409 || !strings.Contains(body, "judges ~ as") {
+		t.Fatalf("other home: %d %s", code, body)
+	}
+	if code, body := f.do(t, "POST", "/v1/check", `{"name":"exec","arguments":{"command":"ls"}}`, HomeHeader, "/elsewhere"); code != 409 || !strings.Contains(body, "judges ~ as") {
+		t.Fatalf("/v1/check, other home: %d %s", code, body)
+	}
+	if code, _ := f.do(t, "POST", "/v1/check", `{"name":"exec","arguments":{"command":"ls"}}`, HomeHeader, f.r.Gate().Home()); code != 200 {
+		t.Fatalf("/v1/check, same home: %d", code)
+	}
+
 	g := start(t, setup{mode: sandbox.ModeNone})
 	if code, body := g.do(t, "POST", "/v1/hook/claude-code", `{}`); code != 404 || !strings.Contains(body, "does not answer hook events") {
 		t.Fatalf("no Hook: %d %s", code, body)

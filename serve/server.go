@@ -33,6 +33,12 @@ const (
 // wrong root.
 const WorkspaceHeader = "X-Toolgate-Workspace"
 
+// HomeHeader, when a request carries it, names the home directory the
+// client's ~ means (absolute, symlinks resolved); a service whose gate
+// judges by another home answers 409: its ~ and home secrets would be
+// another directory's.
+const HomeHeader = "X-Toolgate-Home"
+
 // UnsandboxedHeader, set to 1 on /v1/check, says the calls will run outside
 // toolgate's sandbox (a Claude Code hook asking for the agent's own shell):
 // the policy sees input.sandboxed false.
@@ -254,8 +260,13 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return b, true
 }
 
-// sameWorkspace answers 409 when the request names another workspace.
+// sameWorkspace answers 409 when the request names another workspace or
+// another home than the gate judges by.
 func (s *Server) sameWorkspace(w http.ResponseWriter, r *http.Request, g *gate.Gate) bool {
+	if home := r.Header.Get(HomeHeader); home != "" && home != g.Home() {
+		fail(w, http.StatusConflict, fmt.Sprintf("this service judges ~ as %s, not %s", g.Home(), home))
+		return false
+	}
 	want := r.Header.Get(WorkspaceHeader)
 	if want == "" {
 		return true
@@ -264,11 +275,11 @@ func (s *Server) sameWorkspace(w http.ResponseWriter, r *http.Request, g *gate.G
 	if real, err := filepath.EvalSymlinks(p); err == nil {
 		p = real
 	}
-	if p == g.Workspace() {
-		return true
+	if p != g.Workspace() {
+		fail(w, http.StatusConflict, fmt.Sprintf("this service judges calls for the workspace %s, not %s", g.Workspace(), want))
+		return false
 	}
-	fail(w, http.StatusConflict, fmt.Sprintf("this service judges calls for the workspace %s, not %s", g.Workspace(), want))
-	return false
+	return true
 }
 
 // record writes the decision on a call that could not be decoded; when it
@@ -328,6 +339,10 @@ func (s *Server) hookClaude(ctx context.Context, w http.ResponseWriter, r *http.
 	}
 	body, ok := s.body(w, r)
 	if !ok {
+		return
+	}
+	if home := r.Header.Get(HomeHeader); home != "" && home != s.o.Runner.Gate().Home() {
+		fail(w, http.StatusConflict, fmt.Sprintf("this service judges ~ as %s, not %s", s.o.Runner.Gate().Home(), home))
 		return
 	}
 	ans, err := s.o.Hook(ctx, r.Header.Get(WorkspaceHeader), body)

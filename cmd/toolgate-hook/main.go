@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/homedir"
 )
 
 const (
@@ -24,8 +26,10 @@ const (
 	// socketTimeout bounds the whole exchange with the service, as
 	// `toolgate hook --socket` bounds it.
 	socketTimeout = 2 * time.Second
-	// workspaceHeader names the client's workspace (serve.WorkspaceHeader).
+	// workspaceHeader names the client's workspace (serve.WorkspaceHeader),
+	// homeHeader its home (serve.HomeHeader).
 	workspaceHeader = "X-Toolgate-Workspace"
+	homeHeader      = "X-Toolgate-Home"
 )
 
 func main() {
@@ -121,7 +125,7 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 	if ws == "" {
 		return nil, errors.New("no workspace: pass --workspace DIR or run under Claude Code, which sets CLAUDE_PROJECT_DIR")
 	}
-	if strings.ContainsAny(ws, "\r\n\x00") {
+	if !headerSafe(ws) {
 		return nil, errors.New("the workspace path cannot travel in an HTTP header")
 	}
 	deadline := time.Now().Add(socketTimeout)
@@ -136,6 +140,10 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 	var req bytes.Buffer
 	req.WriteString("POST /v1/hook/claude-code HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n")
 	req.WriteString(workspaceHeader + ": " + ws + "\r\n")
+	if home := homedir.Get(); home != "" && headerSafe(home) {
+		// the service's ~ must be ours, or it answers 409
+		req.WriteString(homeHeader + ": " + home + "\r\n")
+	}
 	req.WriteString("Content-Length: " + strconv.Itoa(len(event)) + "\r\n\r\n")
 	req.Write(event)
 	if _, err := conn.Write(req.Bytes()); err != nil {
@@ -154,25 +162,43 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%d %s", status, e.Error)
 	}
-	var reply struct {
-		HookSpecificOutput *struct {
-			HookEventName      string `json:"hookEventName"`
-			PermissionDecision string `json:"permissionDecision"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err := json.Unmarshal(body, &reply); err != nil {
-		return nil, fmt.Errorf("the answer is not JSON: %v", err)
-	}
-	h := reply.HookSpecificOutput
-	if h == nil || h.HookEventName != "PreToolUse" {
-		return nil, errors.New("the answer is not a PreToolUse reply")
-	}
-	switch h.PermissionDecision {
-	case "allow", "deny", "ask":
-	default:
-		return nil, fmt.Errorf("the answer's decision is %q", h.PermissionDecision)
+	if err := checkReply(body); err != nil {
+		return nil, err
 	}
 	return body, nil
+}
+
+// checkReply accepts a reply only when it reads as Claude Code reads it
+// (JSON.parse: keys exactly as spelled, the last of repeated keys wins):
+// hookSpecificOutput.hookEventName "PreToolUse" and a permissionDecision of
+// allow, deny or ask.
+func checkReply(body []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return fmt.Errorf("the answer is not a JSON object: %v", err)
+	}
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal(top["hookSpecificOutput"], &out); err != nil || out == nil {
+		return errors.New("the answer has no hookSpecificOutput object")
+	}
+	var event, decision string
+	if json.Unmarshal(out["hookEventName"], &event) != nil || event != "PreToolUse" {
+		return errors.New("the answer is not a PreToolUse reply")
+	}
+	if json.Unmarshal(out["permissionDecision"], &decision) != nil {
+		return errors.New("the answer has no permissionDecision")
+	}
+	switch decision {
+	case "allow", "deny", "ask":
+		return nil
+	}
+	return fmt.Errorf("the answer's decision is %q", decision)
+}
+
+// headerSafe says whether s travels in an HTTP header unchanged: HTTP trims
+// white space around values, and line breaks would end the header.
+func headerSafe(s string) bool {
+	return s == strings.TrimSpace(s) && !strings.ContainsAny(s, "\r\n\x00")
 }
 
 // readResponse reads an HTTP/1.1 response with a Content-Length body (what

@@ -75,3 +75,36 @@ func TestBlocksWithoutFallback(t *testing.T) {
 		t.Fatalf("bad usage: exit %d", code)
 	}
 }
+
+// A reply counts only as Claude Code's JSON.parse reads it: exact keys,
+// the last of repeated keys.
+func TestCheckReply(t *testing.T) {
+	good := []string{
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"x"}}`,
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","PermissionDecision":"allow"}}`, // Claude Code reads deny
+	}
+	for _, b := range good {
+		if err := checkReply([]byte(b)); err != nil {
+			t.Errorf("%s: %v", b, err)
+		}
+	}
+	bad := []string{
+		`{"hookspecificoutput":{"hookeventname":"PreToolUse","permissiondecision":"deny"}}`,
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"},"hookSpecificOutput":{"hookEventName":"PreToolUse"}}`,
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecision":"maybe"}}`,
+		`{"hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"allow"}}`,
+		`{"hookSpecificOutput":null}`,
+		`[]`,
+		`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}} trailing`,
+	}
+	for _, b := range bad {
+		if err := checkReply([]byte(b)); err == nil {
+			t.Errorf("%s: accepted", b)
+		}
+	}
+	for s, want := range map[string]bool{"/ws": true, "/ws ": false, " /ws": false, "/w\ts": true, "/ws\t": false, "/w\ns": false} {
+		if got := headerSafe(s); got != want {
+			t.Errorf("headerSafe(%q) = %v", s, got)
+		}
+	}
+}

@@ -115,6 +115,19 @@ func TestHookClient(t *testing.T) {
 		t.Errorf("the fallback did not audit to --audit: %v", err)
 	}
 
+	// Another home: the service's ~ would be another directory's; the
+	// fallback judges with the client's own home.
+	other := filepath.Join(root, "other-home")
+	os.MkdirAll(filepath.Join(other, ".kube"), 0o755)
+	cmd := exec.Command(client, "claude-code", "--audit", log2)
+	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+ws, "TOOLGATE_SOCKET="+sock, "PATH="+bin, "HOME="+other)
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","cwd":"` + ws + `","tool_name":"Read","tool_input":{"file_path":"` + other + `/.kube/config"}}`)
+	var hout, herr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &hout, &herr
+	if err := cmd.Run(); err != nil || !strings.Contains(hout.String(), `"deny"`) || !strings.Contains(herr.String(), "did not decide (409") {
+		t.Errorf("another home: %v, out %q, stderr %q", err, hout.String(), herr.String())
+	}
+
 	// No socket: the fallback decides, and still denies what it must.
 	r = runHookClient(t, client, ws, filepath.Join(root, "none.sock"), bashEvent(ws, "cat ~/.ssh/id_rsa"), "--audit", log2)
 	if r.code != 0 || !strings.Contains(r.out, `"deny"`) || !strings.Contains(r.errs, "no such file") {

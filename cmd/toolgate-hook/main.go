@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/homedir"
@@ -277,6 +278,9 @@ func fallback(o options, event []byte, out, errOut io.Writer) int {
 	cmd := exec.Command(tg, append([]string{"hook", "claude-code", "--socket="}, o.passThrough...)...)
 	cmd.Stdin = bytes.NewReader(event)
 	cmd.Stdout, cmd.Stderr = out, errOut
+	// Claude Code kills a hook that runs past its timeout; the decision
+	// must not go on working (and holding the audit log) without it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {

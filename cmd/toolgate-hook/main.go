@@ -107,17 +107,7 @@ func workspace(dir string) string {
 	if dir == "" {
 		dir = os.Getenv("CLAUDE_PROJECT_DIR")
 	}
-	if dir == "" {
-		return ""
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
-	}
-	return abs
+	return homedir.Resolve(dir) // absolute, symlinks followed, as for the home
 }
 
 // ask posts the event to the service's /v1/hook/claude-code over the unix
@@ -286,9 +276,11 @@ func fallback(o options, event []byte, out, errOut io.Writer) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.As(err, &exit) && exit.ExitCode() > 0:
-		return exit.ExitCode()
+	case errors.As(err, &exit) && exit.ExitCode() == 2:
+		return 2 // the hook blocked the call and said why
 	default:
+		// Claude Code lets a call through on any other failing exit
+		// code: whatever went wrong, block.
 		return block(errOut, "running "+tg+": "+err.Error())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -105,6 +106,35 @@ func TestCheckReply(t *testing.T) {
 	for s, want := range map[string]bool{"/ws": true, "/ws ": false, " /ws": false, "/w\ts": true, "/ws\t": false, "/w\ns": false} {
 		if got := headerSafe(s); got != want {
 			t.Errorf("headerSafe(%q) = %v", s, got)
+		}
+	}
+}
+
+// The fallback's verdict stands only as Claude Code reads it: exit 0 with
+// its answer, or 2 (blocked). Any other failing exit code would let the
+// call through in Claude Code, so it becomes a block.
+func TestFallbackExitCodes(t *testing.T) {
+	if self, _ := os.Executable(); self != "" {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(self), "toolgate")); err == nil {
+			t.Skip("a toolgate sits next to the test binary")
+		}
+	}
+	dir := t.TempDir()
+	t.Setenv("TOOLGATE_SOCKET", "")
+	t.Setenv("PATH", dir)
+	for script, want := range map[string]int{
+		"echo '{\"hookSpecificOutput\":{}}'; exit 0": 0,
+		"echo blocked >&2; exit 2":                   2,
+		"exit 1":                                     2,
+		"exit 3":                                     2,
+		"kill -9 $$":                                 2,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "toolgate"), []byte("#!/bin/sh\ncat >/dev/null\n"+script+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var out, errs bytes.Buffer
+		if code := run([]string{"claude-code"}, strings.NewReader(`{}`), &out, &errs); code != want {
+			t.Errorf("fallback %q: exit %d, want %d (stderr %q)", script, code, want, errs.String())
 		}
 	}
 }

@@ -185,34 +185,31 @@ func readLineView(br *bufio.Reader) ([]byte, error) {
 	if err != bufio.ErrBufferFull {
 		return chunk, err
 	}
-	out := append([]byte(nil), chunk...)
-	for {
-		chunk, err := br.ReadSlice('\n')
-		out = append(out, chunk...)
-		if err == bufio.ErrBufferFull {
-			if len(out) > 256<<20 {
-				return out, errors.New("a line longer than 256 MiB")
-			}
-			continue
-		}
-		return out, err
-	}
+	return readRest(br, append([]byte(nil), chunk...))
 }
 
 // readLine reads one line with its newline; at the end of input it returns
 // what is left and io.EOF.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	var out []byte
+	chunk, err := br.ReadSlice('\n')
+	out := append([]byte(nil), chunk...)
+	if err != bufio.ErrBufferFull {
+		return out, err
+	}
+	return readRest(br, out)
+}
+
+// readRest appends the rest of a line longer than br's buffer to out.
+func readRest(br *bufio.Reader, out []byte) ([]byte, error) {
 	for {
+		if len(out) > 256<<20 {
+			return out, errors.New("a line longer than 256 MiB")
+		}
 		chunk, err := br.ReadSlice('\n')
 		out = append(out, chunk...)
-		if err == bufio.ErrBufferFull {
-			if len(out) > 256<<20 {
-				return out, errors.New("a line longer than 256 MiB")
-			}
-			continue
+		if err != bufio.ErrBufferFull {
+			return out, err
 		}
-		return out, err
 	}
 }
 

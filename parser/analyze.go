@@ -137,6 +137,9 @@ type run struct {
 	// globDeletes: entries of the workspace root deleted through a glob
 	// word, by command (see emptiesRoot)
 	globDeletes map[int]map[string]bool
+	// rootDirs: directories of deleted glob matches, and whether each is
+	// the workspace root through links (inRoot)
+	rootDirs map[string]bool
 }
 
 // state is what a statement can change for the ones after it.

@@ -43,6 +43,7 @@ func TestEmptiesRoot(t *testing.T) {
 		"shred -u *",
 		"sudo rm -rf *",
 		"ln -s . zz && rm -rf zz/*", // through a link the script makes
+		"rm -rf zz/*; ln -s . zz; rm -rf zz/*",
 		"rm -rf inner/../*",
 	} {
 		if !rootDeleted(src, "") {

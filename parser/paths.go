@@ -64,12 +64,23 @@ func (r *run) inRoot(abs string) bool {
 	if dir == ws {
 		return true
 	}
+	// every match of one glob shares its directory: resolve an existing
+	// one once
+	if in, ok := r.rootDirs[dir]; ok {
+		return in
+	}
 	real, exists, _ := Resolve(dir)
 	if !exists {
+		// links the script makes change as it goes: not cached
 		if t, ok := r.throughLinks(real); ok {
 			real, _, _ = Resolve(t)
 		}
+		return real == ws
 	}
+	if r.rootDirs == nil {
+		r.rootDirs = map[string]bool{}
+	}
+	r.rootDirs[dir] = real == ws
 	return real == ws
 }
 

@@ -126,7 +126,10 @@ func AskSocket(ctx context.Context, socket, ws string, line []byte, timeout time
 		return nil, errors.New("the workspace path cannot travel in an HTTP header")
 	}
 	req.Header.Set(serve.WorkspaceHeader, ws)
-	if home := homedir.Get(); home != "" && home == strings.TrimSpace(home) && !strings.ContainsAny(home, "\r\n\x00") {
+	if home := homedir.Get(); home != "" {
+		if home != strings.TrimSpace(home) || strings.ContainsAny(home, "\r\n\x00") {
+			return nil, errors.New("the home path cannot travel in an HTTP header")
+		}
 		req.Header.Set(serve.HomeHeader, home) // the service's ~ must be ours
 	}
 	req.Header.Set(serve.UnsandboxedHeader, "1")

@@ -131,8 +131,11 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 	var req bytes.Buffer
 	req.WriteString("POST /v1/hook/claude-code HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n")
 	req.WriteString(workspaceHeader + ": " + ws + "\r\n")
-	if home := homedir.Get(); home != "" && headerSafe(home) {
+	if home := homedir.Get(); home != "" {
 		// the service's ~ must be ours, or it answers 409
+		if !headerSafe(home) {
+			return nil, errors.New("the home path cannot travel in an HTTP header")
+		}
 		req.WriteString(homeHeader + ": " + home + "\r\n")
 	}
 	req.WriteString("Content-Length: " + strconv.Itoa(len(event)) + "\r\n\r\n")

@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -62,13 +64,13 @@ func TestReadResponse(t *testing.T) {
 func TestBlocksWithoutFallback(t *testing.T) {
 	t.Setenv("TOOLGATE_SOCKET", "")
 	t.Setenv("PATH", t.TempDir())
-	var out, errs bytes.Buffer
-	code := run([]string{"claude-code"}, strings.NewReader(`{"tool_name":"Bash"}`), &out, &errs)
 	if self, _ := os.Executable(); self != "" {
-		if _, err := os.Stat(self[:strings.LastIndexByte(self, '/')+1] + "toolgate"); err == nil {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(self), "toolgate")); err == nil {
 			t.Skip("a toolgate sits next to the test binary")
 		}
 	}
+	var out, errs bytes.Buffer
+	code := run([]string{"claude-code"}, strings.NewReader(`{"tool_name":"Bash"}`), &out, &errs)
 	if code != 2 || out.Len() != 0 || !strings.Contains(errs.String(), "cannot be found") {
 		t.Fatalf("exit %d, out %q, stderr %q", code, out.String(), errs.String())
 	}
@@ -136,5 +138,38 @@ func TestFallbackExitCodes(t *testing.T) {
 		if code := run([]string{"claude-code"}, strings.NewReader(`{}`), &out, &errs); code != want {
 			t.Errorf("fallback %q: exit %d, want %d (stderr %q)", script, code, want, errs.String())
 		}
+	}
+}
+
+// A home or workspace that HTTP would trim is not sent: the service could
+// not tell it from another, so the client decides by other means.
+func TestUnsafePathsAreNotSent(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			body := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body))
+			c.Close()
+		}
+	}()
+	t.Setenv("HOME", "/tmp/h")
+	if _, err := ask(sock, "/ws", []byte(`{}`)); err != nil {
+		t.Fatalf("plain paths: %v", err)
+	}
+	if _, err := ask(sock, "/ws ", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "workspace path") {
+		t.Errorf("workspace with a trailing space: %v", err)
+	}
+	t.Setenv("HOME", "/tmp/h ")
+	if _, err := ask(sock, "/ws", []byte(`{}`)); err == nil || !strings.Contains(err.Error(), "home path") {
+		t.Errorf("home with a trailing space: %v", err)
 	}
 }

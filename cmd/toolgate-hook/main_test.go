@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -156,6 +157,20 @@ func TestUnsafePathsAreNotSent(t *testing.T) {
 			if err != nil {
 				return
 			}
+			// read the whole request first: closing early would break
+			// the client's write
+			br := bufio.NewReader(c)
+			n := 0
+			for {
+				l, err := br.ReadString('\n')
+				if err != nil || l == "\r\n" {
+					break
+				}
+				if k, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(k, "Content-Length") {
+					n, _ = strconv.Atoi(strings.TrimSpace(v))
+				}
+			}
+			io.ReadFull(br, make([]byte, n))
 			body := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}`
 			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body))
 			c.Close()

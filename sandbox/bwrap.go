@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -105,12 +106,14 @@ func (s *Sandbox) fixedMounts() []string {
 // out: it is large and holds no secrets by convention.
 var rootOnlyTrees = []string{"/etc", "/opt", "/usr/local"}
 
-// rootOnlyBudget bounds that walk (directory entries).
-const rootOnlyBudget = 50000
+// rootOnlyBudget bounds that walk (directory entries). Past it the walk
+// fails closed: every directory not yet looked at is masked whole.
+const rootOnlyBudget = 400000
 
-// rootOnly lists entries of rootOnlyTrees that an ordinary user could not
-// read: files without o+r and directories without o+x, owned by root's uid
-// or group (the box's gid is host gid 0 too).
+// rootOnly lists what a host-root box must not see under rootOnlyTrees:
+// entries it could read (or, for a directory, enter) as host uid 0 and gid
+// 0 that an ordinary user could not, and any directory the walk did not
+// finish.
 func rootOnly() []string {
 	prefetchMu.Lock()
 	ch := prefetched
@@ -119,7 +122,7 @@ func rootOnly() []string {
 	if ch != nil {
 		return <-ch
 	}
-	return walkRootOnly()
+	return walkRootOnly(rootOnlyTrees, rootOnlyBudget)
 }
 
 var (
@@ -141,66 +144,118 @@ func Prepare() {
 	prefetchMu.Lock()
 	prefetched = ch
 	prefetchMu.Unlock()
-	go func() { ch <- walkRootOnly() }()
+	go func() { ch <- walkRootOnly(rootOnlyTrees, rootOnlyBudget) }()
 }
 
-func walkRootOnly() []string {
-	// The trees can hold tens of thousands of entries (a toolchain under
-	// /usr/local): directories are read on every core, and each entry is
-	// looked at relative to its open directory, not by its whole path.
+// boxSees is what a host-root box (uid 0, gid 0, no supplementary groups,
+// no capabilities) may do with an entry: the owner's permission bits when
+// the entry is root's, the group's when its group is root's, others'
+// otherwise.
+func boxSees(st *unix.Stat_t) uint32 {
+	switch {
+	case st.Uid == 0:
+		return st.Mode >> 6 & 7
+	case st.Gid == 0:
+		return st.Mode >> 3 & 7
+	}
+	return st.Mode & 7
+}
+
+// walkRootOnly walks trees for rootOnly. Directories are read on every
+// core with raw getdents, and each entry is looked at relative to its open
+// directory: the trees can hold tens of thousands of entries (a toolchain
+// under /usr/local) and every system call counts. Symbolic links are not
+// followed or masked: a link's target is either hidden or has its own
+// entry. A directory the box can enter is walked whoever owns it: a
+// root-only file inside a user's directory is still root's.
+func walkRootOnly(trees []string, budget int64) []string {
 	var (
 		mu      sync.Mutex
 		out     []string
 		pending sync.WaitGroup
-		budget  atomic.Int64
+		left    atomic.Int64
 	)
-	budget.Store(rootOnlyBudget)
+	left.Store(budget)
+	add := func(p string) {
+		mu.Lock()
+		out = append(out, p)
+		mu.Unlock()
+	}
 	dirs := make(chan string, 1024)
-	var walk func(dir string)
-	walk = func(dir string) {
+	var walk func(dir string, buf []byte)
+	walk = func(dir string, buf []byte) {
 		defer pending.Done()
-		f, err := os.Open(dir)
-		if err != nil {
+		if left.Load() <= 0 {
+			add(dir) // not looked at: masked whole
 			return
 		}
-		defer f.Close()
-		names, err := f.Readdirnames(-1)
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		if err != nil {
+			if err != unix.ENOENT {
+				add(dir) // cannot be read, so cannot be checked
+			}
 			return
 		}
-		fd := int(f.Fd())
-		for _, name := range names {
-			if budget.Add(-1) <= 0 {
+		defer unix.Close(fd)
+		var st unix.Stat_t
+		for {
+			n, err := unix.Getdents(fd, buf)
+			if err != nil {
+				add(dir)
 				return
 			}
-			var st unix.Stat_t
-			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
-				continue
+			if n <= 0 {
+				return
 			}
-			if st.Uid != 0 && st.Gid != 0 {
-				continue
-			}
-			p := filepath.Join(dir, name)
-			isDir := st.Mode&unix.S_IFMT == unix.S_IFDIR
-			switch {
-			case isDir && st.Mode&0o001 == 0, !isDir && st.Mode&0o004 == 0:
-				mu.Lock()
-				out = append(out, p)
-				mu.Unlock()
-			case isDir:
-				pending.Add(1)
-				select {
-				case dirs <- p:
-				default:
-					walk(p) // the queue is full: walk it here
+			for b := buf[:n]; len(b) >= 19; {
+				reclen := int(b[16]) | int(b[17])<<8
+				if reclen < 19 || reclen > len(b) {
+					add(dir) // a record this walk does not understand
+					return
+				}
+				typ, name := b[18], b[19:reclen]
+				b = b[reclen:]
+				if i := bytes.IndexByte(name, 0); i >= 0 {
+					name = name[:i]
+				}
+				if len(name) == 0 || string(name) == "." || string(name) == ".." || typ == unix.DT_LNK {
+					continue
+				}
+				if left.Add(-1) < 0 {
+					add(dir) // the rest of this directory is not looked at
+					return
+				}
+				if unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue // gone since it was listed
+				}
+				kind := st.Mode & unix.S_IFMT
+				if kind == unix.S_IFLNK {
+					continue
+				}
+				sees := boxSees(&st)
+				p := dir + "/" + string(name)
+				switch {
+				case kind == unix.S_IFDIR && sees&1 == 0:
+					// The box cannot enter it either.
+				case kind == unix.S_IFDIR && st.Mode&0o001 == 0:
+					add(p)
+				case kind == unix.S_IFDIR:
+					pending.Add(1)
+					select {
+					case dirs <- p:
+					default:
+						walk(p, make([]byte, len(buf))) // the queue is full: walk it here
+					}
+				case sees&4 != 0 && st.Mode&0o004 == 0:
+					add(p)
 				}
 			}
 		}
 	}
-	for _, t := range rootOnlyTrees {
+	for _, t := range trees {
 		if fi, err := os.Lstat(t); err == nil && fi.IsDir() {
 			pending.Add(1)
-			dirs <- t
+			dirs <- filepath.Clean(t)
 		}
 	}
 	done := make(chan struct{})
@@ -210,10 +265,11 @@ func walkRootOnly() []string {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
+			buf := make([]byte, 32<<10)
 			for {
 				select {
 				case d := <-dirs:
-					walk(d)
+					walk(d, buf)
 				case <-done:
 					return
 				}
@@ -221,8 +277,32 @@ func walkRootOnly() []string {
 		}()
 	}
 	workers.Wait()
+	return outermost(out)
+}
+
+// outermost sorts paths and drops those inside another of them: a
+// directory masked whole leaves nothing under it to mask (and a mount
+// inside its read-only tmpfs would fail).
+func outermost(paths []string) []string {
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[p] = true
+	}
+	out := paths[:0]
+	for _, p := range paths {
+		inside := false
+		for d := filepath.Dir(p); d != "/" && d != "."; d = filepath.Dir(d) {
+			if set[d] {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			out = append(out, p)
+		}
+	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // masks expands the configured secret paths that lie inside a visible
@@ -256,8 +336,7 @@ func (s *Sandbox) masks() []string {
 			out = append(out, p)
 		}
 	}
-	sort.Strings(out)
-	return out
+	return outermost(out)
 }
 
 // visible says whether p lies in a system directory shown in the box.

@@ -31,8 +31,11 @@
 // that user's uid. Run as root, the box takes the workspace owner's uid when
 // that is not root (bwrap then runs as that user). Only a root-owned
 // workspace under a root toolgate gives a box whose processes are host uid
-// 0, without capabilities; for that case the box is hardened further: all
-// root-only files under /etc, /opt and /usr/local are masked, /proc/sys is
+// 0, without capabilities; for that case the box is hardened further: it
+// has no supplementary groups, everything under /etc, /opt and /usr/local
+// that it could read as uid 0 and gid 0 but an ordinary user could not is
+// masked, whoever owns the directory it is in (a walk; past 400,000
+// entries whatever is left unlooked at is masked whole), /proc/sys is
 // read-only, and a seccomp filter refuses keyrings, set-ID modes, io_uring,
 // openat2, bpf, perf_event_open and userfaultfd (the filter applies to every
 // box). Descriptors toolgate inherited are closed on exec. After a command,

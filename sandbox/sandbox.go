@@ -614,7 +614,14 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	cmd.Env = []string{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: s.cred}
+	cred := s.cred
+	if cred == nil && s.hostRoot {
+		// Root's supplementary groups would go into the box with it, and
+		// with them every file those groups may read: the box is uid 0
+		// and gid 0 only, as the root-only walk assumes.
+		cred = &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{}}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	cmd.WaitDelay = 2 * time.Second
 
 	gitBefore := s.snapshotGit()

@@ -492,13 +492,23 @@ func TestHardeningAgainstAHostUID(t *testing.T) {
 	}
 	syscall.Close(fd)
 	defer syscall.Close(57)
-	var canary string
+	var canary, userCanary string
 	if os.Getuid() == 0 {
 		canary = fmt.Sprintf("/opt/toolgate-test-%d", os.Getpid())
 		if err := os.WriteFile(canary, []byte(w.canary), 0o600); err == nil {
 			defer os.Remove(canary)
 		} else {
 			canary = ""
+		}
+		// Root's secret in a directory some user owns is root's all the
+		// same (the walk once skipped such directories).
+		userDir := fmt.Sprintf("/opt/toolgate-test-%d-user", os.Getpid())
+		if err := os.Mkdir(userDir, 0o755); err == nil {
+			defer os.RemoveAll(userDir)
+			userCanary = filepath.Join(userDir, "key")
+			if os.Chown(userDir, 1000, 1000) != nil || os.WriteFile(userCanary, []byte(w.canary), 0o600) != nil {
+				userCanary = ""
+			}
 		}
 	}
 	s := box(t, w, nil)
@@ -509,7 +519,7 @@ func TestHardeningAgainstAHostUID(t *testing.T) {
 		"setuid":   "cp /bin/true ./t && chmod u+s ./t && echo WROTE; chmod 4755 ./t && echo WROTE; install -m 4755 /bin/true ./t2 && echo WROTE",
 		"keyctl":   `perl -e '$r = syscall(` + keyctlNr() + `, 0, -3, 0); print "keyctl=$r\n"'`,
 		"proc":     "cat /proc/keys /proc/kcore 2>&1 | head -c 200",
-		"rootonly": "cat " + canary + " /etc/ssl/private/* 2>&1",
+		"rootonly": "cat " + canary + " " + userCanary + " /etc/ssl/private/* 2>&1",
 	}
 	for name, c := range cmds {
 		res := run(t, s, c)

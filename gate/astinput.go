@@ -47,7 +47,7 @@ var valueTerms = func() map[string]*ast.Term {
 // for every call.
 var keyTerms = func() map[string]*ast.Term {
 	m := map[string]*ast.Term{}
-	for _, k := range []string{"abs", "access", "args", "argv", "assigns", "cmd", "code", "command", "commands", "context", "cwd", "depth", "dynamic", "env", "exists", "fd", "flags", "forks", "functions", "glob", "groups", "home", "in_workspace", "kind", "message", "name", "names", "op", "parse_error", "path", "paths", "pipelines", "present", "raw", "real", "recursive", "redirects", "role", "sandboxed", "scripts", "sensitive", "sensitive_match", "stdin", "stdin_from", "subcommand", "text", "tool", "uploads", "value", "version", "workspace", "wrappers", "writes", "zone", "zones"} {
+	for _, k := range []string{"abs", "access", "args", "argv", "assigns", "cmd", "code", "command", "commands", "context", "cwd", "depth", "dynamic", "env", "exists", "fd", "flags", "forks", "functions", "glob", "groups", "home", "in_workspace", "kind", "message", "name", "names", "op", "parse_error", "path", "paths", "pipelines", "present", "protected", "raw", "real", "recursive", "redirects", "role", "sandboxed", "scripts", "sensitive", "sensitive_match", "stdin", "stdin_from", "subcommand", "text", "tool", "uploads", "value", "version", "workspace", "wrappers", "writes", "zone", "zones"} {
 		m[k] = ast.StringTerm(k)
 	}
 	return m
@@ -136,6 +136,9 @@ func inputValue(in *Input) (ast.Value, error) {
 		if p.Role != "" {
 			items = append(items, item("role", str(p.Role)))
 		}
+		if p.Protected != "" {
+			items = append(items, item("protected", str(p.Protected)))
+		}
 		paths[i] = ast.ObjectTerm(items...)
 	}
 	dyn := make([]*ast.Term, len(f.Dynamic))
@@ -163,7 +166,7 @@ func inputValue(in *Input) (ast.Value, error) {
 	for _, kv := range []struct {
 		k string
 		v bool
-	}{{"sensitive", pr.Sensitive}, {"assigns", pr.Assigns}, {"forks", pr.Forks}, {"pipelines", pr.Pipelines}, {"uploads", pr.Uploads}, {"writes", pr.Writes}, {"scripts", pr.Scripts}} {
+	}{{"sensitive", pr.Sensitive}, {"assigns", pr.Assigns}, {"forks", pr.Forks}, {"pipelines", pr.Pipelines}, {"uploads", pr.Uploads}, {"writes", pr.Writes}, {"scripts", pr.Scripts}, {"protected", pr.Protected}} {
 		if kv.v {
 			present = append(present, item(kv.k, boolean(true)))
 		}

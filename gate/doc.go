@@ -15,6 +15,9 @@
 // data files merged in; OPA's built-ins are restricted (no http.send, net.*,
 // opa.runtime) and errors are strict. Named lists in data.toolgate.config are
 // indexed once at load (data.toolgate.index) so rules look entries up.
+// The policy's own sources, with the files the caller names (the audit log,
+// its key, the binary), are handed to the parser as protected, so the
+// policy can refuse calls that would change what judges and records them.
 //
 // Not covered here: running tools, the sandbox and the audit log (later
 // packages), approval of "ask" decisions (the caller's job).

@@ -36,6 +36,40 @@ type Options struct {
 	Limits    Limits
 	// NoCache turns the decision cache off (for measuring the evaluation).
 	NoCache bool
+	// Protected are toolgate's own files besides the policy's sources
+	// (which the gate adds itself): the audit log, its key, the binary.
+	// Calls that change them are marked for the policy (paths[].protected).
+	Protected []parser.Protected
+}
+
+// protected lists the files a call must not change: the policy's own
+// sources (directories, data files, a bundle file and its key) and the
+// caller's list.
+func (o Options) protected() []parser.Protected {
+	var out []parser.Protected
+	add := func(p string) {
+		if p == "" || p == Builtin || strings.Contains(p, "://") {
+			return
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, parser.Protected{Path: abs})
+		}
+	}
+	for _, d := range o.PolicyDirs {
+		add(d)
+	}
+	for _, f := range o.DataFiles {
+		add(f)
+	}
+	add(o.Bundle)
+	add(o.BundleKey)
+	for _, p := range o.Protected {
+		if abs, err := filepath.Abs(p.Path); err == nil && p.Path != "" {
+			p.Path = abs
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Gate decides tool calls. It is safe for concurrent use.
@@ -48,6 +82,8 @@ type Gate struct {
 	ws    string
 	home  string
 	lim   Limits
+	// protected are toolgate's own files (Options.protected)
+	protected []parser.Protected
 }
 
 // Input is the document the policy sees (see README, "The Rego input document").
@@ -132,6 +168,7 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 			return nil, fmt.Errorf("data.toolgate.config: %w", err)
 		}
 	}
+	pcfg.Protected = o.protected()
 	pq, err := pol.prepare(ctx)
 	if err != nil {
 		if o.Bundle != "" {
@@ -143,7 +180,7 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults()}
+	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected}
 	if !o.NoCache {
 		g.cache = newDecisionCache(1024)
 	}
@@ -156,6 +193,10 @@ func (g *Gate) Workspace() string { return g.ws }
 // Home is the home directory the gate judges ~ and the home's secrets by:
 // absolute and symlink-free; "" when none was found.
 func (g *Gate) Home() string { return g.home }
+
+// Protected lists toolgate's own files the gate marks: the policy's
+// sources and Options.Protected, absolute.
+func (g *Gate) Protected() []parser.Protected { return g.protected }
 
 // PolicyDigest identifies the policy and data in force.
 func (g *Gate) PolicyDigest() string { return g.pol.Digest }

@@ -21,10 +21,12 @@ type classifier struct {
 	// reserved are the top directories under /tmp that hold the workspace
 	// or the home directory: they are not scratch space, whatever /tmp is.
 	reserved []string
+	// protected are toolgate's own files, resolved
+	protected []protection
 }
 
 func newClassifier(cfg Config, ws, home string) *classifier {
-	c := &classifier{ws: ws, home: home, readRoots: map[string]bool{}, secrets: map[string]string{}, names: cfg.SensitiveNames}
+	c := &classifier{ws: ws, home: home, readRoots: map[string]bool{}, secrets: map[string]string{}, names: cfg.SensitiveNames, protected: resolveProtected(cfg.Protected)}
 	for _, d := range []string{ws, home} {
 		for _, tmp := range []string{"/tmp", "/dev/shm", "/var/tmp"} {
 			if rest, ok := strings.CutPrefix(d, tmp+"/"); ok && rest != "" {

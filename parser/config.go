@@ -33,6 +33,8 @@ type Config struct {
 	Decoders      []string            `json:"decoders"`
 	// PackageManagers maps a package manager to its installing verbs.
 	PackageManagers map[string][]string `json:"package_managers"`
+	// Protected are toolgate's own files (set by the gate, not by data).
+	Protected []Protected `json:"-"`
 }
 
 // DefaultConfig returns the lists of the design's default policy.
@@ -74,6 +76,7 @@ func (c Config) merged() Config {
 		Downloaders:     c.Downloaders,
 		Decoders:        c.Decoders,
 		PackageManagers: c.PackageManagers,
+		Protected:       c.Protected,
 	}
 }
 

@@ -22,7 +22,9 @@
 // component by component before the next ".."), except below /proc and /dev,
 // which are classified lexically. Each path gets an access kind and a zone
 // (workspace_root, workspace, tmp_root, tmp, home, system, root, dev_safe,
-// dev_net, device, proc_private, outside, unknown) and a sensitivity flag.
+// dev_net, device, proc_private, outside, unknown), a sensitivity flag, and
+// a protected mark when it changes (or, for a key, touches) one of
+// toolgate's own files the gate names in Config.Protected (protect.go).
 // Globs that match nothing and paths with unknown parts are judged by their
 // literal prefix and by the secrets they could still name.
 //

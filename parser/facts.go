@@ -71,6 +71,11 @@ type Path struct {
 	// "upload" (sent to a remote host).
 	Role string `json:"role,omitempty"`
 	Cmd  int    `json:"cmd"` // index into Commands, -1 when not tied to a command
+	// Protected is set when the path names, holds or could match one of
+	// toolgate's own files: "file" (the policy, its data, the audit log,
+	// the toolgate binary: changing or deleting it), "secret" (the audit
+	// signing key: any access).
+	Protected string `json:"protected,omitempty"`
 }
 
 // Dynamic is one part of the script that could not be known statically.

@@ -20,8 +20,9 @@ type Present struct {
 	Forks     bool            `json:"forks,omitempty"`
 	Pipelines bool            `json:"pipelines,omitempty"`
 	Uploads   bool            `json:"uploads,omitempty"`
-	Writes    bool            `json:"writes,omitempty"`  // some path is written or deleted
-	Scripts   bool            `json:"scripts,omitempty"` // a nested script, eval, or script from stdin/<(…) is not literal
+	Writes    bool            `json:"writes,omitempty"`    // some path is written or deleted
+	Scripts   bool            `json:"scripts,omitempty"`   // a nested script, eval, or script from stdin/<(…) is not literal
+	Protected bool            `json:"protected,omitempty"` // some path is one of toolgate's own files
 }
 
 // scriptKinds are the dynamic kinds that mean code could not be read.
@@ -54,6 +55,9 @@ func (a *Analyzer) Index(f *Facts) Present {
 		}
 		if x.Role == "upload" {
 			p.Uploads = true
+		}
+		if x.Protected != "" {
+			p.Protected = true
 		}
 	}
 	for _, d := range f.Dynamic {

@@ -5,8 +5,9 @@
 // {"decision": "allow"|"deny"|"ask", "reasons": [{"rule","message"}],
 // "sandbox": {...}}. Each file holds one category of rules from the design
 // (destruction, privilege, workspace, secrets, remote, unanalysable,
-// persistence, ask, config) and has a *_test.rego file beside it; data.json
-// holds the tunables under data.toolgate.config.
+// persistence, ask, config, self: toolgate's own files) and has a
+// *_test.rego file beside it; data.json holds the tunables under
+// data.toolgate.config.
 //
 // This package holds no Go logic: loading, compiling and evaluating the
 // policy is the gate's job, and the facts the rules read (resolved paths,

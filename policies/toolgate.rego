@@ -83,6 +83,7 @@ present_of(doc) := object.union(lists, {k: true | some k, v in flags; v}) if {
 		"uploads": count([x | some x in ps; object.get(x, "role", "") == "upload"]) > 0,
 		"writes": count([x | some x in ps; x.access in {"write", "delete"}]) > 0,
 		"scripts": count([d | some d in dyn; d.kind in script_kinds]) > 0,
+		"protected": count([x | some x in ps; object.get(x, "protected", "") != ""]) > 0,
 	}
 }
 

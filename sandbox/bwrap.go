@@ -399,6 +399,7 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 		a = append(a, m.args...)
 	}
 	a = append(a, s.gitGuards()...)
+	a = append(a, s.ownFiles()...)
 	if req.Network {
 		a = append(a, resolvConf()...)
 	}
@@ -425,6 +426,40 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 // replaced by a fresh one. A missing hooks directory is created first (git
 // init would have made it) so the box cannot create it. Submodules' git
 // directories under .git/modules get the same guards.
+// ownFiles mounts Config.ReadOnly read-only and hides Config.Hidden, where
+// they lie in the workspace (elsewhere the box cannot change them, and the
+// home they would be in is hidden). Each is resolved now: a link the box
+// replaces later does not move the mount.
+func (s *Sandbox) ownFiles() []string {
+	var ms []mount
+	add := func(paths []string, hide bool) {
+		for _, p := range paths {
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil || !within(real, s.ws) || real == s.ws {
+				continue
+			}
+			fi, err := os.Stat(real)
+			switch {
+			case err != nil:
+			case !hide:
+				ms = append(ms, mount{real, []string{"--ro-bind", real, real}})
+			case fi.IsDir():
+				ms = append(ms, mount{real, []string{"--tmpfs", real, "--remount-ro", real}})
+			default:
+				ms = append(ms, mount{real, []string{"--ro-bind", "/dev/null", real}})
+			}
+		}
+	}
+	add(s.cfg.ReadOnly, false)
+	add(s.cfg.Hidden, true)
+	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
+	var a []string
+	for _, m := range ms {
+		a = append(a, m.args...)
+	}
+	return a
+}
+
 func (s *Sandbox) gitGuards() []string {
 	gitDir := filepath.Join(s.ws, ".git")
 	fi, err := os.Lstat(gitDir)

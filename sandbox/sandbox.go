@@ -119,6 +119,13 @@ type Config struct {
 	// in the box even where the directory around them is visible: secrets
 	// under /etc and the like. "~/" entries are ignored (home is hidden).
 	Mask []string
+	// ReadOnly lists files and directories inside the workspace the box
+	// may read but not change (toolgate's own: a policy kept in the
+	// workspace, an audit log under a workspace that holds the home), and
+	// Hidden those it may not see at all (the audit signing key). Entries
+	// outside the workspace are not writable in the box anyway.
+	ReadOnly []string
+	Hidden   []string
 	// Bwrap is the bubblewrap binary; empty means "bwrap" on PATH.
 	Bwrap string
 }

@@ -699,3 +699,47 @@ func TestRelativeHomeIsAbsolute(t *testing.T) {
 		}
 	}
 }
+
+// toolgate's own files kept in the workspace (Config.ReadOnly) cannot be
+// changed by what a command runs, whatever the policy saw; Config.Hidden
+// cannot be read. The rest of the workspace stays writable.
+func TestOwnFilesInTheWorkspace(t *testing.T) {
+	w := newWorld(t)
+	for _, d := range []string{"pol", "state", "keys"} {
+		if err := os.MkdirAll(filepath.Join(w.ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for f, body := range map[string]string{"pol/toolgate.rego": "package toolgate\n", "state/audit.jsonl": "{}\n", "keys/audit.key": w.canary + "\n"} {
+		if err := os.WriteFile(filepath.Join(w.ws, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a link to the policy: the mount follows it to the directory itself
+	if err := os.Symlink("pol", filepath.Join(w.ws, "pol_link")); err != nil {
+		t.Fatal(err)
+	}
+	s := box(t, w, func(c *Config) {
+		c.ReadOnly = []string{filepath.Join(w.ws, "pol_link"), filepath.Join(w.ws, "state/audit.jsonl"), filepath.Join(w.ws, "missing"), w.outside}
+		c.Hidden = []string{filepath.Join(w.ws, "keys/audit.key")}
+	})
+	res := run(t, s, `echo x > pol/zz.rego; echo x >> pol/toolgate.rego; rm -f pol/toolgate.rego; : > state/audit.jsonl; rm -f state/audit.jsonl; mv pol gone; cat keys/audit.key; echo ok > new.txt; echo ok >> state/other.txt; echo DONE`)
+	out := output(res)
+	if !strings.Contains(out, "DONE") {
+		t.Fatalf("the command did not finish: %s", out)
+	}
+	if strings.Contains(out, w.canary) {
+		t.Errorf("the hidden key was read: %s", out)
+	}
+	for f, want := range map[string]string{"pol/toolgate.rego": "package toolgate\n", "state/audit.jsonl": "{}\n", "new.txt": "ok\n", "state/other.txt": "ok\n"} {
+		if b, err := os.ReadFile(filepath.Join(w.ws, f)); err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", f, b, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.ws, "pol/zz.rego")); err == nil {
+		t.Error("a module was added to the read-only policy directory")
+	}
+	if b, err := os.ReadFile(filepath.Join(w.ws, "keys/audit.key")); err != nil || string(b) != w.canary+"\n" {
+		t.Errorf("the key changed on the host: %q, %v", b, err)
+	}
+}

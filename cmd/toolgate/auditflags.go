@@ -31,6 +31,22 @@ func (a *auditFlags) register(cmd *cobra.Command) {
 	f.Int64Var(&a.maxBytes, "audit-max-bytes", 0, "rotate the audit log when it reaches `BYTES` (0: never); the new file's genesis continues the chain")
 }
 
+// logPath is the log the flags name: "" when it is turned off or no path
+// can be found (open then says why).
+func (a *auditFlags) logPath() string {
+	switch a.path {
+	case "none":
+		return ""
+	case "":
+		p, err := audit.DefaultPath()
+		if err != nil {
+			return ""
+		}
+		return p
+	}
+	return a.path
+}
+
 // open opens the log (nil when turned off) and returns an Auditor for the
 // front end source.
 func (a *auditFlags) open(source string, g *gate.Gate, warn io.Writer) (*runner.Auditor, func() error, error) {

@@ -25,6 +25,7 @@ type checkOptions struct {
 
 func newCheckCmd() *cobra.Command {
 	o := &checkOptions{}
+	o.common.audit = &o.audit
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Decide each tool call read from stdin, running nothing",

@@ -27,6 +27,7 @@ type mcpOptions struct {
 
 func newMCPCmd() *cobra.Command {
 	o := &mcpOptions{}
+	o.common.audit = &o.execFlags.audit
 	cmd := &cobra.Command{
 		Use:   "mcp [--upstream -- CMD ARGS...]",
 		Short: "Serve toolgate's tools over MCP (stdio), or gate another MCP server",

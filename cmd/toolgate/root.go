@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/parser"
 )
 
 // Exit codes.
@@ -29,11 +31,35 @@ type common struct {
 	data      []string
 	bundle    string
 	bundleKey string
+	// audit is the command's audit flags (nil: the command keeps no log;
+	// the default log is protected all the same)
+	audit *auditFlags
 }
 
 // options are the gate options the flags name, for the workspace ws.
 func (c *common) options(ws string) gate.Options {
-	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey}
+	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey, Protected: c.protected()}
+}
+
+// protected are toolgate's own files the gate marks for the policy besides
+// the policy's sources (which the gate adds itself): this binary, the
+// audit log with its rotated files, and the audit signing key.
+func (c *common) protected() []parser.Protected {
+	var out []parser.Protected
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, parser.Protected{Path: exe})
+	}
+	a := c.audit
+	if a == nil {
+		a = &auditFlags{key: os.Getenv("TOOLGATE_AUDIT_KEY")}
+	}
+	if p := a.logPath(); p != "" {
+		out = append(out, parser.Protected{Path: p, Family: true})
+	}
+	if a.key != "" {
+		out = append(out, parser.Protected{Path: a.key, Secret: true})
+	}
+	return out
 }
 
 func (c *common) register(cmd *cobra.Command) {

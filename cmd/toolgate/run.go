@@ -21,6 +21,7 @@ type runOptions struct {
 
 func newRunCmd() *cobra.Command {
 	o := &runOptions{}
+	o.common.audit = &o.execFlags.audit
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Decide each tool call read from stdin and execute the allowed ones",

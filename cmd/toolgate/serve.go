@@ -36,6 +36,7 @@ type serveOptions struct {
 
 func newServeCmd() *cobra.Command {
 	o := &serveOptions{}
+	o.common.audit = &o.execFlags.audit
 	cmd := &cobra.Command{
 		Use:   "serve (--listen ADDR | --socket PATH)",
 		Short: "Serve the gate and the tools over an HTTP JSON API",

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -83,6 +85,20 @@ const (
 // if exec calls will be refused or run unsandboxed. On error nothing is
 // left open.
 func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mode, approve runner.Approve, source string, use execUse, errOut io.Writer) (*stack, error) {
+	// toolgate's own files are read-only in the box, the signing key
+	// hidden: the policy judges what a command says, the box what it does
+	var readOnly, hidden []string
+	for _, p := range g.Protected() {
+		switch {
+		case p.Secret:
+			hidden = append(hidden, p.Path)
+		case p.Family:
+			rotated, _ := filepath.Glob(globEscape(p.Path) + ".*")
+			readOnly = append(append(readOnly, p.Path), rotated...)
+		default:
+			readOnly = append(readOnly, p.Path)
+		}
+	}
 	sb, err := sandbox.New(sandbox.Config{
 		Mode:       mode,
 		Workspace:  g.Workspace(),
@@ -90,6 +106,8 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 		Env:        append(append([]string{}, sandbox.DefaultEnv...), x.env...),
 		PathAppend: x.pathAppend,
 		Mask:       runner.SandboxMasks(g.Policy().Config()),
+		ReadOnly:   readOnly,
+		Hidden:     hidden,
 	})
 	if err != nil {
 		return nil, err
@@ -158,4 +176,16 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 		return inner()
 	}
 	return s, nil
+}
+
+// globEscape quotes the pattern characters of a path for filepath.Glob.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -1,0 +1,135 @@
+package parser
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// protectedWorld is world with toolgate's files inside the workspace: a
+// policy directory, an audit log with a rotated sibling, a signing key.
+func protectedWorld(t *testing.T) (ws, home string, a *Analyzer) {
+	t.Helper()
+	ws, home = world(t)
+	for _, d := range []string{"pol", ".state/toolgate", "keys"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"pol/toolgate.rego", "pol/data.json", ".state/toolgate/audit.jsonl", ".state/toolgate/audit.jsonl.20260101T000000.000000000Z", ".state/toolgate/notes.txt", "keys/audit.key"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("pol", filepath.Join(ws, "pol_link")); err != nil {
+		t.Fatal(err)
+	}
+	a = New(Config{Protected: []Protected{
+		{Path: filepath.Join(ws, "pol")},
+		{Path: filepath.Join(ws, ".state/toolgate/audit.jsonl"), Family: true},
+		{Path: filepath.Join(ws, "keys/audit.key"), Secret: true},
+	}})
+	return ws, home, a
+}
+
+func TestProtectedPaths(t *testing.T) {
+	ws, home, a := protectedWorld(t)
+	kind := func(src string) string {
+		t.Helper()
+		f := a.Analyze(src, Options{Workspace: ws, Home: home})
+		if f.ParseError != nil {
+			t.Fatalf("%s: %v", src, f.ParseError)
+		}
+		got := ""
+		for _, p := range f.Paths {
+			if p.Protected == "secret" || p.Protected == "file" && got == "" {
+				got = p.Protected
+			}
+		}
+		if (got != "") != a.Index(f).Protected {
+			t.Errorf("%s: present.protected disagrees with the paths", src)
+		}
+		return got
+	}
+	for src, want := range map[string]string{
+		// changing the policy, however spelled
+		"sed -i s/deny/allow/ pol/toolgate.rego": "file",
+		"echo 'package toolgate' > pol/zz.rego":  "file",
+		"cp /tmp/evil.rego pol/":                 "file",
+		"rm -rf pol":                             "file",
+		"mv pol /tmp/old":                        "file",
+		"rm -f pol/*":                            "file",
+		"rm -rf p*":                              "file",
+		"rm -rf *":                               "secret", // keys/ goes with it
+		"ln -sf /tmp/evil.rego pol/x.rego":       "file",
+		"echo x > pol_link/x.rego":               "file",
+		"cd pol && echo x > a.rego":              "file",
+		"ln -s pol p2 && echo x > p2/a.rego":     "file",
+		"tee pol/data.json < /dev/null":          "file",
+		"find pol -delete":                       "file",
+		"rm -rf " + ws + "/pol/../pol":           "file",
+		"chmod 777 pol/toolgate.rego":            "file",
+		// the audit log, its rotated files, the directories above it
+		"truncate -s0 .state/toolgate/audit.jsonl":                  "file",
+		": > .state/toolgate/audit.jsonl":                           "file",
+		"rm .state/toolgate/audit.jsonl.20260101T000000.000000000Z": "file",
+		"rm -rf .state":   "file",
+		"rm -rf .state/*": "file",
+		// the signing key: any access
+		"cat keys/audit.key":       "secret",
+		"cp keys/audit.key /tmp/k": "secret",
+		"cat keys/*":               "secret",
+		// what is left alone
+		"cat pol/toolgate.rego":                      "",
+		"grep -r deny pol":                           "",
+		"tail .state/toolgate/audit.jsonl":           "",
+		"echo x > .state/toolgate/notes.txt":         "",
+		"echo x > .state/toolgate/audit.jsonl-notes": "",
+		"ls keys":                 "",
+		"echo x > src/new.go":     "",
+		"rm -rf build":            "",
+		"cp -r pol /tmp/pol-copy": "",
+	} {
+		if got := kind(src); got != want {
+			t.Errorf("%s: protected %q, want %q", src, got, want)
+		}
+	}
+}
+
+func TestProtectedFileTools(t *testing.T) {
+	ws, home, a := protectedWorld(t)
+	for _, c := range []struct {
+		arg  PathArg
+		want string
+	}{
+		{PathArg{Raw: "pol/zz.rego", Access: "write"}, "file"},
+		{PathArg{Raw: "pol_link/data.json", Access: "write"}, "file"},
+		{PathArg{Raw: ".state/toolgate/audit.jsonl", Access: "write"}, "file"},
+		{PathArg{Raw: "keys/audit.key", Access: "read"}, "secret"},
+		{PathArg{Raw: "keys/*.key", Access: "read", Glob: true}, "secret"},
+		{PathArg{Raw: "pol/toolgate.rego", Access: "read"}, ""},
+		{PathArg{Raw: "src/main.go", Access: "write"}, ""},
+	} {
+		f := a.Paths([]PathArg{c.arg}, Options{Workspace: ws, Home: home})
+		got := ""
+		for _, p := range f.Paths {
+			if p.Protected != "" {
+				got = p.Protected
+			}
+		}
+		if got != c.want {
+			t.Errorf("%+v: protected %q, want %q", c.arg, got, c.want)
+		}
+	}
+}
+
+// Without protected files nothing is marked (the default set-up).
+func TestNothingProtectedByDefault(t *testing.T) {
+	ws, home := world(t)
+	f := New(Config{}).Analyze("rm -rf * && echo x > README.md", Options{Workspace: ws, Home: home})
+	for _, p := range f.Paths {
+		if p.Protected != "" {
+			t.Errorf("%+v is marked", p)
+		}
+	}
+}

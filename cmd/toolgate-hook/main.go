@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/homedir"
+	"github.com/toolgate/toolgate/internal/hookflags"
 )
 
 const (
@@ -42,44 +43,68 @@ func main() {
 type options struct {
 	socket, workspace string
 	passThrough       []string
+	help              bool
 }
 
 func parseArgs(args []string) (options, error) {
 	var o options
 	if len(args) == 0 || args[0] != "claude-code" {
-		return o, errors.New("usage: toolgate-hook claude-code [--socket PATH] [--workspace DIR] [toolgate hook flags...]")
+		return o, errors.New(usage)
 	}
 	o.socket = os.Getenv("TOOLGATE_SOCKET")
 	rest := args[1:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		name, val, hasVal := strings.Cut(a, "=")
-		switch name {
-		case "--socket", "-socket", "--workspace", "-workspace":
-			if !hasVal {
-				if i+1 >= len(rest) {
-					return o, fmt.Errorf("flag %s needs a value", name)
-				}
-				i++
-				val = rest[i]
-			}
-			if strings.HasSuffix(name, "socket") {
-				o.socket = val
-				continue // the fallback must not ask the service again
-			}
-			o.workspace = val
-			o.passThrough = append(o.passThrough, "--workspace", val)
+		var bare string
+		switch {
+		case strings.HasPrefix(name, "--"):
+			bare = name[2:]
+		case name == "-socket", name == "-workspace", name == "-h":
+			bare = name[1:] // the client's own two also take one dash
 		default:
-			o.passThrough = append(o.passThrough, a)
+			return o, fmt.Errorf("unexpected argument %q: %s", a, usage)
 		}
+		known, valued := hookflags.Takes(bare)
+		switch {
+		case !known:
+			// the fallback would refuse it; the service's answer must not
+			// hide it
+			return o, fmt.Errorf("unknown flag %s: %s", name, usage)
+		case !valued:
+			o.help = true
+			continue
+		}
+		if !hasVal {
+			if i+1 >= len(rest) {
+				return o, fmt.Errorf("flag %s needs a value", name)
+			}
+			i++
+			val = rest[i]
+		}
+		switch bare {
+		case "socket":
+			o.socket = val
+			continue // the fallback must not ask the service again
+		case "workspace":
+			o.workspace = val
+		}
+		o.passThrough = append(o.passThrough, "--"+bare, val)
 	}
 	return o, nil
 }
+
+const usage = "usage: toolgate-hook claude-code [--socket PATH] [--workspace DIR] [toolgate hook claude-code flags...]"
 
 func run(args []string, in io.Reader, out, errOut io.Writer) int {
 	o, err := parseArgs(args)
 	if err != nil {
 		return block(errOut, err.Error())
+	}
+	if o.help {
+		// exit 2 even so: a hook that answered 0 here would let every call
+		// through
+		return block(errOut, usage+"\nIt hands the event to 'toolgate serve --socket' and, when that cannot answer, to 'toolgate hook claude-code' with the other flags.")
 	}
 	event, err := io.ReadAll(io.LimitReader(in, maxEvent+1))
 	if err != nil {

@@ -15,21 +15,35 @@ import (
 
 func TestParseArgs(t *testing.T) {
 	t.Setenv("TOOLGATE_SOCKET", "/env.sock")
-	o, err := parseArgs([]string{"claude-code", "--socket", "/a.sock", "--workspace=/ws", "--audit", "f", "--policy=p"})
+	o, err := parseArgs([]string{"claude-code", "--socket", "/a.sock", "--workspace=/ws", "--audit", "f", "--policy=p", "--data", "d.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := options{socket: "/a.sock", workspace: "/ws", passThrough: []string{"--workspace", "/ws", "--audit", "f", "--policy=p"}}
+	want := options{socket: "/a.sock", workspace: "/ws", passThrough: []string{"--workspace", "/ws", "--audit", "f", "--policy", "p", "--data", "d.json"}}
 	if !reflect.DeepEqual(o, want) {
 		t.Fatalf("got %+v, want %+v", o, want)
 	}
 	if o, _ := parseArgs([]string{"claude-code"}); o.socket != "/env.sock" {
 		t.Fatalf("socket from $TOOLGATE_SOCKET: %+v", o)
 	}
-	for _, bad := range [][]string{nil, {"codex"}, {"claude-code", "--socket"}, {"claude-code", "--workspace"}} {
+	if o, _ := parseArgs([]string{"claude-code", "-socket", "/b.sock", "-workspace=/w"}); o.socket != "/b.sock" || o.workspace != "/w" {
+		t.Fatalf("one-dash client flags: %+v", o)
+	}
+	// What the fallback would refuse is refused here, service or not.
+	for _, bad := range [][]string{nil, {"codex"}, {"claude-code", "--socket"}, {"claude-code", "--workspace"},
+		{"claude-code", "--polcy", "p"}, {"claude-code", "--policy"}, {"claude-code", "-policy", "p"},
+		{"claude-code", "stray"}, {"claude-code", "--", "x"}, {"claude-code", "--bogus=1"}} {
 		if _, err := parseArgs(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// --help blocks: exit 0 would let the call through.
+func TestHelpBlocks(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"claude-code", "--help"}, strings.NewReader("{}"), &out, &errb); code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), "usage:") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
 

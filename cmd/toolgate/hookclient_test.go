@@ -6,9 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/toolgate/toolgate/internal/hookflags"
 )
 
 // hookClient builds cmd/toolgate-hook into dir, with a toolgate beside it
@@ -170,5 +175,26 @@ func TestHookClient(t *testing.T) {
 	// Malformed command lines block too.
 	if r := runHookClient(t, loneClient, ws, sock, bashEvent(ws, "ls"), "--socket"); r.code != 2 {
 		t.Errorf("--socket without a value: %+v", r)
+	}
+}
+
+// toolgate-hook refuses the flags `toolgate hook claude-code` would refuse:
+// its list must be the command's.
+func TestHookClientKnowsTheHookFlags(t *testing.T) {
+	var got []string
+	newHookClaudeCmd().Flags().VisitAll(func(f *pflag.Flag) {
+		known, valued := hookflags.Takes(f.Name)
+		if !known {
+			t.Errorf("--%s is a flag of toolgate hook claude-code that toolgate-hook does not know", f.Name)
+		}
+		if valued != (f.Value.Type() != "bool") {
+			t.Errorf("--%s: toolgate-hook thinks it takes a value: %v", f.Name, valued)
+		}
+		got = append(got, f.Name)
+	})
+	for _, n := range hookflags.Valued {
+		if !slices.Contains(got, n) {
+			t.Errorf("toolgate-hook passes --%s on, which toolgate hook claude-code does not have", n)
+		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os"
 	"path"
 	"regexp"
@@ -171,7 +173,7 @@ func LoadBundle(ctx context.Context, src, keyFile string) (*Policy, error) {
 		}
 		vc = verificationConfig(string(keyPEM), alg)
 	}
-	raw, err := fetchBundle(ctx, src)
+	raw, err := fetchBundle(ctx, src, vc != nil)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", src, err)
 	}
@@ -232,8 +234,10 @@ func readBundle(_ context.Context, what string, raw []byte, vc *bundle.Verificat
 }
 
 // fetchBundle returns the bytes of the bundle file or URL src, at most
-// MaxBundleBytes.
-func fetchBundle(ctx context.Context, src string) ([]byte, error) {
+// MaxBundleBytes. An unsigned bundle (signed false) is not fetched over
+// plain http from another machine, nor through a redirect to one: anyone
+// on the way could hand over another policy.
+func fetchBundle(ctx context.Context, src string, signed bool) ([]byte, error) {
 	tooBig := fmt.Errorf("larger than %d MiB", MaxBundleBytes>>20)
 	if !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://") {
 		f, err := os.Open(src)
@@ -256,8 +260,20 @@ func fetchBundle(ctx context.Context, src string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !signed && insecureRemote(req.URL) {
+		return nil, errInsecureBundle
+	}
 	req.Header.Set("Accept", "application/gzip, application/vnd.openpolicyagent.bundles, */*")
-	resp, err := http.DefaultClient.Do(req)
+	client := &http.Client{CheckRedirect: func(next *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !signed && insecureRemote(next.URL) {
+			return fmt.Errorf("redirected to %s: %w", next.URL.Redacted(), errInsecureBundle)
+		}
+		return nil
+	}}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("fetching: %w", err)
 	}
@@ -400,4 +416,20 @@ func RevisionOf(digest string) string {
 	v, _ := revisions.Load(digest)
 	s, _ := v.(string)
 	return s
+}
+
+var errInsecureBundle = errors.New("an unsigned bundle over plain http from another machine could be swapped by anyone on the way: fetch it over https, or sign it ('toolgate policy build --signing-key') and pass --bundle-verification-key")
+
+// insecureRemote says whether u is plain http to a host other than this
+// machine's loopback.
+func insecureRemote(u *url.URL) bool {
+	if u.Scheme != "http" {
+		return false
+	}
+	h := u.Hostname()
+	if h == "localhost" {
+		return false
+	}
+	ip, err := netip.ParseAddr(h)
+	return err != nil || !ip.IsLoopback()
 }

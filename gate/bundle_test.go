@@ -10,6 +10,8 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -313,5 +315,33 @@ func TestBuildBundleRefusesOutsideItsRoots(t *testing.T) {
 	}
 	if _, err := BuildBundle(context.Background(), BuildOptions{}); err == nil {
 		t.Fatal("an empty build succeeded")
+	}
+}
+
+// An unsigned bundle is not taken over plain http from another machine, nor
+// through a redirect to one; from this machine's loopback it is.
+func TestUnsignedBundleOverPlainHTTP(t *testing.T) {
+	ctx := context.Background()
+	dir, _, _ := bundleFixture(t)
+	unsigned, err := BuildBundle(ctx, BuildOptions{Dirs: []string{dir}, WithDefault: true, Revision: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/away" {
+			http.Redirect(w, r, "http://192.0.2.1/b.tar.gz", http.StatusFound)
+			return
+		}
+		w.Write(unsigned)
+	}))
+	defer srv.Close()
+	if _, err := LoadBundle(ctx, srv.URL+"/b.tar.gz", ""); err != nil {
+		t.Fatalf("loopback: %v", err)
+	}
+	for _, src := range []string{"http://192.0.2.1/b.tar.gz", "http://policy.example/b.tar.gz", srv.URL + "/away"} {
+		_, err := LoadBundle(ctx, src, "")
+		if err == nil || !strings.Contains(err.Error(), "plain http") {
+			t.Errorf("%s: %v", src, err)
+		}
 	}
 }

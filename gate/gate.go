@@ -169,6 +169,17 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 		}
 	}
 	pcfg.Protected = o.protected()
+	for _, p := range pcfg.Protected {
+		if !p.Secret {
+			continue
+		}
+		// A key the agent's commands and file tools can reach is not
+		// protected by any rule: search, grep -r, tar and git read whole
+		// directories. Refuse the set-up instead.
+		if r, _, _ := parser.Resolve(p.Path); r == real || strings.HasPrefix(r, real+"/") {
+			return nil, fmt.Errorf("the audit signing key %s lies inside the workspace %s, where the agent's commands and file tools can read it; keep it outside the workspace (for example in ~/.config/toolgate/, with a workspace that does not hold the home directory)", p.Path, real)
+		}
+	}
 	pq, err := pol.prepare(ctx)
 	if err != nil {
 		if o.Bundle != "" {

@@ -1060,6 +1060,10 @@ type field struct {
 	// substWord: the word holds a command substitution, even one whose
 	// output is known; a command name spelled this way is not static.
 	substWord bool
+	// findNames: a find's -name/-iname tests ("i:" marks -iname) that every
+	// entry the word stands for ("start/{}") passes; nil when none narrow
+	// it or the expression is not a plain conjunction.
+	findNames []string
 }
 
 type env struct {

@@ -1459,12 +1459,13 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 			}
 		}
 	}
+	names := findNameTests(args[k:])
 	for _, s := range starts {
 		if access == "delete" && filtered && !maxdepth0 {
 			// tests narrow what is deleted to matches below the start
 			r.addPath(s, st, "read", idx, "find")
 			child := strings.TrimRight(s.text, "/") + "/{}"
-			r.addPath(field{text: child, pattern: strings.TrimRight(s.pattern, "/") + "/*", glob: true, dynamic: s.dynamic}, st, "delete", idx, "find")
+			r.addPath(field{text: child, pattern: strings.TrimRight(s.pattern, "/") + "/*", glob: true, dynamic: s.dynamic, findNames: names}, st, "delete", idx, "find")
 			continue
 		}
 		r.addPath(s, st, access, idx, "find")
@@ -1489,7 +1490,11 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 					}
 					if !maxdepth0 {
 						v := strings.ReplaceAll(a.text, "{}", strings.TrimRight(s.text, "/")+"/{}")
-						sub = append(sub, field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic, wild: s.wild, glob: true})
+						f := field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic, wild: s.wild, glob: true}
+						if a.text == "{}" {
+							f.findNames = names // the entry itself, not a name built from it
+						}
+						sub = append(sub, f)
 					}
 				}
 				continue
@@ -1506,6 +1511,60 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		j = end
 	}
 	return nil
+}
+
+// findNameTests returns the -name and -iname patterns ("i:" before an
+// -iname one) of a find expression that are a plain conjunction before its
+// first action: every entry an action gets passes them all. nil when there
+// are none, or an operator (-o, !, parentheses, a comma) could let other
+// entries through.
+func findNameTests(expr []field) []string {
+	var names []string
+	acted := false
+	for j := 0; j < len(expr); j++ {
+		t := expr[j].text
+		if expr[j].dynamic {
+			return nil
+		}
+		switch t {
+		case "-name", "-iname":
+			if j+1 >= len(expr) || expr[j+1].dynamic {
+				return nil
+			}
+			j++
+			switch {
+			case acted: // a test after the action narrows nothing it did
+			case t == "-iname":
+				names = append(names, "i:"+strings.ToLower(expr[j].text))
+			default:
+				names = append(names, expr[j].text)
+			}
+		case "-o", "-or", "!", "-not", "(", ")", ",":
+			return nil
+		case "-exec", "-execdir", "-ok", "-okdir":
+			acted = true
+			for j+1 < len(expr) && expr[j+1].text != ";" && expr[j+1].text != "+" {
+				j++
+			}
+			j++
+		case "-fprint", "-fprint0", "-fls":
+			acted = true
+			j++
+		case "-fprintf":
+			acted = true
+			j += 2
+		case "-delete", "-print", "-print0", "-ls", "-prune", "-quit":
+			acted = true
+		case "-printf":
+			acted = true
+			j++
+		case "-type", "-xtype", "-maxdepth", "-mindepth", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-regextype",
+			"-newer", "-anewer", "-cnewer", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-size", "-perm", "-inum", "-samefile",
+			"-user", "-group", "-uid", "-gid", "-links", "-fstype", "-lname", "-ilname", "-used":
+			j++ // a further test narrows; its value is no operator
+		}
+	}
+	return names
 }
 
 // git: -C changes the directory, -c sets config (judged by the policy),
@@ -1806,6 +1865,14 @@ func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, i
 			}
 			replaced = true
 			for _, it := range items {
+				if it.glob && strings.HasSuffix(it.text, "/{}") && !strings.HasPrefix(a.text, fd.replace) {
+					// a lister's output put after other text (dir/{}):
+					// whether it prints names or paths is not known, so
+					// the item is any entry below what comes before it
+					out = append(out, field{text: strings.ReplaceAll(a.text, fd.replace, "{}"),
+						pattern: strings.ReplaceAll(a.pattern, fd.replace, "*"), dynamic: true, glob: true})
+					continue
+				}
 				out = append(out, field{text: strings.ReplaceAll(a.text, fd.replace, it.text),
 					pattern: strings.ReplaceAll(a.pattern, fd.replace, it.pattern), dynamic: it.dynamic || a.dynamic,
 					subst: it.subst, glob: it.glob})

@@ -76,6 +76,8 @@ type Path struct {
 	// the toolgate binary: changing or deleting it), "secret" (the audit
 	// signing key: any access).
 	Protected string `json:"protected,omitempty"`
+	// findNames are field.findNames (not part of the input document)
+	findNames []string
 }
 
 // Dynamic is one part of the script that could not be known statically.

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"os"
 	"path"
 	"strings"
 )
@@ -83,44 +84,129 @@ func (e protection) match(p *Path) string {
 		kind = "secret"
 	}
 	real := p.Real
-	if p.Glob {
-		// the literal directory before the first pattern character, and
-		// the pattern after it
-		meta := strings.IndexAny(real, "*?[")
-		if meta < 0 {
-			meta = len(real)
-		}
-		slash := strings.LastIndexByte(real[:meta], '/')
-		dir, rest := real[:slash], real[slash+1:]
-		if dir == "" {
-			dir = "/"
-		}
-		if e.covers(dir) {
+	if !p.Glob {
+		switch {
+		case e.covers(real):
 			return kind
-		}
-		if !within(e.real, dir) {
+		case !within(e.real, real):
 			return ""
-		}
-		// Does the pattern reach the entry (or inside it), or match a
-		// directory above it, which a delete takes with it?
-		rel := strings.Split(strings.TrimPrefix(e.real[len(dir):], "/"), "/")
-		pat := strings.Split(strings.Trim(rest, "/"), "/")
-		n := min(len(pat), len(rel))
-		for i := 0; i < n; i++ {
-			if ok, err := path.Match(pat[i], rel[i]); err != nil || !ok {
-				return ""
-			}
-		}
-		if len(pat) >= len(rel) || p.Access == "delete" {
+		case p.Access == "delete":
+			return kind // a directory above it goes with it
+		case p.Access == "write" && p.Exists && isDir(real):
+			// written into (cp x dir/, tar -C dir, chmod -R): what lands
+			// there can replace it
 			return kind
 		}
 		return ""
 	}
-	switch {
-	case e.covers(real):
+	// the literal directory before the first pattern character, and the
+	// pattern after it
+	meta := strings.IndexAny(real, "*?[")
+	if meta < 0 {
+		meta = len(real)
+	}
+	slash := strings.LastIndexByte(real[:meta], '/')
+	if slash < 0 {
 		return kind
-	case p.Access == "delete" && within(e.real, real):
+	}
+	dir, rest := real[:slash], real[slash+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	if e.covers(dir) {
+		return kind
+	}
+	if !within(e.real, dir) {
+		return ""
+	}
+	rel := strings.Split(strings.TrimPrefix(e.real[len(dir):], "/"), "/")
+	if strings.HasSuffix(p.Raw, "{}") || p.Dynamic && strings.Trim(rest, "*/") == "" {
+		// what find finds below its start, an item a path lister feeds,
+		// or an unknown tail: any entry at any depth, narrowed only by
+		// find's -name tests. It takes the entry when it, or a directory
+		// above it, passes them.
+		if p.findNames == nil {
+			return kind
+		}
+		for _, c := range rel {
+			if passesNames(p.findNames, c) {
+				return kind
+			}
+		}
+		if holdsMatch(e.real, p.findNames) {
+			return kind // something inside the protected directory passes
+		}
+		return ""
+	}
+	pat := strings.Split(strings.Trim(rest, "/"), "/")
+	if len(pat) > len(rel) {
+		// something inside the entry, which matched nothing now; a
+		// command that makes it there is marked itself
+		return ""
+	}
+	for i := range pat {
+		if !globMatch(pat[i], rel[i]) {
+			return ""
+		}
+	}
+	if len(pat) == len(rel) || changes {
 		return kind
 	}
 	return ""
+}
+
+// globMatch matches one component as bash does without dotglob: a leading
+// dot is matched only by a pattern that starts with one.
+func globMatch(pat, name string) bool {
+	if strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") {
+		return false
+	}
+	ok, err := path.Match(pat, name)
+	return err == nil && ok
+}
+
+// passesNames says whether name passes every find -name test ("i:" marks
+// -iname). find's patterns match a leading dot like any character.
+func passesNames(tests []string, name string) bool {
+	for _, t := range tests {
+		n := name
+		if rest, ok := strings.CutPrefix(t, "i:"); ok {
+			t, n = rest, strings.ToLower(name)
+		}
+		if ok, err := path.Match(t, n); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsMatch says whether an entry below dir passes the find -name tests;
+// true too when dir holds more than it is worth reading.
+func holdsMatch(dir string, tests []string) bool {
+	budget := 4096
+	var walk func(string) bool
+	walk = func(d string) bool {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return false // not a directory (or unreadable): nothing below
+		}
+		for _, e := range ents {
+			if budget--; budget < 0 {
+				return true
+			}
+			if passesNames(tests, e.Name()) {
+				return true
+			}
+			if e.IsDir() && walk(d+"/"+e.Name()) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(dir)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

@@ -79,16 +79,36 @@ func TestProtectedPaths(t *testing.T) {
 		"cat keys/audit.key":       "secret",
 		"cp keys/audit.key /tmp/k": "secret",
 		"cat keys/*":               "secret",
+		// from a red-team sweep: writes into a directory above, find's
+		// deletions, a lister's items fed into a template
+		"cp /tmp/evil.rego .":                               "secret", // keys/ is below it too
+		"mv /tmp/k .state/toolgate/":                        "file",
+		"chmod -R a+rwx .":                                  "secret",
+		"find . -name '*.rego' -delete":                     "file",
+		"find . -iname 'TOOLGATE.REGO' -exec rm {} +":       "file",
+		"find . -name pol -exec rm -rf {} +":                "file",
+		"find . -name .git -prune -o -name '*.pyc' -delete": "secret",
+		"find . -delete -name '*.pyc'":                      "secret",
+		"ls pol | xargs -I{} rm pol/{}":                     "file",
+		"find pol | xargs rm -f":                            "file",
+		"ls keys | xargs -I{} cat keys/{}":                  "secret",
 		// what is left alone
 		"cat pol/toolgate.rego":                      "",
 		"grep -r deny pol":                           "",
 		"tail .state/toolgate/audit.jsonl":           "",
 		"echo x > .state/toolgate/notes.txt":         "",
 		"echo x > .state/toolgate/audit.jsonl-notes": "",
-		"ls keys":                 "",
-		"echo x > src/new.go":     "",
-		"rm -rf build":            "",
-		"cp -r pol /tmp/pol-copy": "",
+		"ls keys":                      "",
+		"echo x > src/new.go":          "",
+		"rm -rf build":                 "",
+		"cp -r pol /tmp/pol-copy":      "",
+		"cp README.md src/":            "",
+		"find . -name '*.pyc' -delete": "",
+		"find . -type d -name __pycache__ -exec rm -rf {} +": "",
+		"find src -name '*.go' -exec gofmt -w {} +":          "",
+		"rm -rf */build":                  "",
+		"rm -rf */node_modules":           "",
+		"ls src | xargs -I{} echo src/{}": "",
 	} {
 		if got := kind(src); got != want {
 			t.Errorf("%s: protected %q, want %q", src, got, want)

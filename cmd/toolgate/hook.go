@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -120,6 +121,7 @@ func runHookClaude(ctx context.Context, o *hookOptions, in io.Reader, out, errOu
 		if err != nil {
 			return nil, err
 		}
+		warnOwnFilesUnboxed(g, errOut)
 		// Nothing runs here (Claude Code runs the tool); the runner wants
 		// a sandbox all the same.
 		x := execFlags{audit: o.audit, timeout: int(tools.ExecTimeout.Seconds())}
@@ -176,4 +178,22 @@ func answerHookEvent(ctx context.Context, r *runner.Runner, ws string, event []b
 		return nil, err
 	}
 	return ans.JSON(), nil
+}
+
+// warnOwnFilesUnboxed warns about toolgate's own files inside the
+// workspace when nothing runs in a sandbox (the hook): the policy refuses
+// the calls it can see changing them, but commands whose writes the
+// analyser does not follow (git checkout, patch, archive extraction,
+// scripts) are held back only by a box.
+func warnOwnFilesUnboxed(g *gate.Gate, errOut io.Writer) {
+	ws := g.Workspace()
+	for _, p := range g.Protected() {
+		real, err := filepath.EvalSymlinks(p.Path)
+		if err != nil {
+			real = p.Path
+		}
+		if strings.HasPrefix(real, ws+"/") {
+			fmt.Fprintf(errOut, "toolgate: warning: %s is toolgate's own and lies inside the workspace; without a sandbox, commands whose writes toolgate cannot follow (git checkout, patch, scripts) could change it: keep it outside the workspace\n", p.Path)
+		}
+	}
 }

@@ -57,7 +57,9 @@ func (c *common) protected() []parser.Protected {
 		out = append(out, parser.Protected{Path: p, Family: true})
 	}
 	if a.key != "" {
-		out = append(out, parser.Protected{Path: a.key, Secret: true})
+		// the public key keygen wrote beside it is what checkpoints are
+		// verified with: replacing it would bless forged ones
+		out = append(out, parser.Protected{Path: a.key, Secret: true}, parser.Protected{Path: a.key + ".pub"})
 	}
 	return out
 }

@@ -93,6 +93,12 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 		case p.Secret:
 			hidden = append(hidden, p.Path)
 		case p.Family:
+			// the log's directory, when it is not the workspace itself:
+			// files rotated while the box runs are read-only too
+			if dir, err := filepath.EvalSymlinks(filepath.Dir(p.Path)); err == nil && strings.HasPrefix(dir, g.Workspace()+"/") {
+				readOnly = append(readOnly, dir)
+				continue
+			}
 			rotated, _ := filepath.Glob(globEscape(p.Path) + ".*")
 			readOnly = append(append(readOnly, p.Path), rotated...)
 		default:

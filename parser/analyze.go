@@ -137,6 +137,11 @@ type run struct {
 	// globDeletes: entries of the workspace root deleted through a glob
 	// word, by command (see emptiesRoot)
 	globDeletes map[int]map[string]bool
+	// globLoop: inside a for loop over a glob word (for f in *), whose
+	// items the body deletes one by one: those deletes count as the glob's,
+	// under one key, the first deleting command's (loopKey; -1 until then)
+	globLoop bool
+	loopKey  int
 	// rootDirs: directories of deleted glob matches, and whether each is
 	// the workspace root through links (inRoot)
 	rootDirs map[string]bool
@@ -707,6 +712,15 @@ func (r *run) pipeline(c *syntax.BinaryCmd, st *state, sc scope, in stdin) (*str
 	return out, nil
 }
 
+func anyGlobWord(fs []field) bool {
+	for _, f := range fs {
+		if f.globWord {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
@@ -719,6 +733,12 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 		name := l.Name.Value
 		// Walk the body once per static item (bounded); otherwise once with the variable unknown.
 		if len(items) > 0 && len(items) <= 16 && !anyDynamic(items) {
+			if !r.globLoop && anyGlobWord(items) {
+				// for f in *; do rm -rf "$f"; done deletes what rm -rf *
+				// does
+				r.globLoop, r.loopKey = true, -1
+				defer func() { r.globLoop = false }()
+			}
 			for _, it := range items {
 				st.vars[name] = it.text
 				if err := r.stmts(c.Do, st, sc); err != nil {
@@ -1064,6 +1084,9 @@ type field struct {
 	// entry the word stands for ("start/{}") passes; nil when none narrow
 	// it or the expression is not a plain conjunction.
 	findNames []string
+	// allEntries: an item ls prints for a directory it lists whole (ls |
+	// xargs rm -rf): every entry of it
+	allEntries bool
 }
 
 type env struct {

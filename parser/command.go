@@ -1875,7 +1875,7 @@ func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, i
 				}
 				out = append(out, field{text: strings.ReplaceAll(a.text, fd.replace, it.text),
 					pattern: strings.ReplaceAll(a.pattern, fd.replace, it.pattern), dynamic: it.dynamic || a.dynamic,
-					subst: it.subst, glob: it.glob})
+					subst: it.subst, glob: it.glob, allEntries: it.allEntries && a.text == fd.replace})
 			}
 		}
 	}
@@ -2406,16 +2406,37 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 				return []field{unknownItem}, false
 			}
 			dir := strings.TrimRight(p.Abs, "/")
-			items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true})
+			items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true, allEntries: r.listsWhole(in)})
 		}
 		if items == nil {
-			items = []field{{text: "./{}", pattern: "./*", glob: true}}
+			items = []field{{text: "./{}", pattern: "./*", glob: true, allEntries: r.listsWhole(in)}}
 		}
 		return items, true
 	case in.kind == "":
 		return []field{}, true // no input: the sandbox gives /dev/null
 	}
 	return []field{unknownItem}, false
+}
+
+// listsWhole says whether the producer of in is an ls that prints every
+// entry of the directories it lists (no -d, no -I/--ignore/--hide).
+func (r *run) listsWhole(in stdin) bool {
+	if in.from != "ls" || in.fromIdx < 0 || in.fromIdx >= len(r.facts.Commands) {
+		return false
+	}
+	for _, a := range r.facts.Commands[in.fromIdx].Argv[1:] {
+		switch {
+		case a == "--":
+			return true
+		case strings.HasPrefix(a, "--"):
+			if strings.HasPrefix(a, "--ignore") || strings.HasPrefix(a, "--hide") || a == "--directory" {
+				return false
+			}
+		case strings.HasPrefix(a, "-") && strings.ContainsAny(a, "dI"):
+			return false
+		}
+	}
+	return true
 }
 
 // pythonModule knows the standard modules that write a path operand.

@@ -8,7 +8,9 @@ import (
 
 // emptiesRoot adds a delete of the workspace root itself for each command
 // whose glob operands matched every visible entry of the root (rm -rf *,
-// rm -rf ./* .*, rm -rf "$PWD"/*): deleting all of a project is deleting
+// rm -rf ./* .*, rm -rf "$PWD"/*; also a for loop over such a glob that
+// deletes its items one by one, and ls feeding xargs rm every entry of the
+// root): deleting all of a project is deleting
 // the project, as `find . -mindepth 1 -delete` is. Entries named one by one
 // are left to the policy path by path (rm -rf build/ in a root that holds
 // nothing else is ordinary work). Hidden entries need not be matched: `*`

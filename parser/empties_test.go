@@ -45,6 +45,11 @@ func TestEmptiesRoot(t *testing.T) {
 		"ln -s . zz && rm -rf zz/*", // through a link the script makes
 		"rm -rf zz/*; ln -s . zz; rm -rf zz/*",
 		"rm -rf inner/../*",
+		`for f in *; do rm -rf "$f"; done`, // the glob's entries one by one
+		`for f in * .*; do rm -rf -- "$f"; done`,
+		"ls | xargs rm -rf", // ls prints every entry
+		"ls -A . | xargs -r rm -rf",
+		"ls | xargs -I{} rm -rf {}",
 	} {
 		if !rootDeleted(src, "") {
 			t.Errorf("%s: the workspace root is not among the deleted paths", src)
@@ -75,6 +80,13 @@ func TestEmptiesRoot(t *testing.T) {
 		"mkdir new && mv * new/",
 		"git rm -r --cached *",
 		"rmdir *",
+		`for f in *.md; do rm -f "$f"; done`,
+		`for f in *; do echo "$f"; done`,
+		`for f in src build; do rm -rf "$f"; done`, // named, not globbed
+		"ls src | xargs rm -rf",
+		"ls -I src | xargs rm -rf",
+		"ls -d b* | xargs rm -rf",
+		"ls | grep -v src | xargs rm -rf", // grep picks: not every entry
 	} {
 		if rootDeleted(src, "") {
 			t.Errorf("%s: reported as deleting the workspace root", src)

@@ -30,19 +30,28 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		// yet to link to the root, so nothing matched now) everything
 		entry := ""
 		switch {
-		case f.globWord && !p.Glob && r.inRoot(p.Abs):
+		case (f.globWord || r.globLoop) && !p.Glob && r.inRoot(p.Abs):
 			entry = path.Base(p.Abs)
 		case f.globWord && p.Glob && !p.Dynamic && path.Base(p.Abs) == "*" && r.inRoot(p.Abs):
 			entry = "*"
+		case f.allEntries && r.inRoot(p.Abs):
+			entry = "*"
 		}
 		if entry != "" {
+			key := cmd
+			if r.globLoop {
+				if r.loopKey < 0 {
+					r.loopKey = cmd
+				}
+				key = r.loopKey
+			}
 			if r.globDeletes == nil {
 				r.globDeletes = map[int]map[string]bool{}
 			}
-			if r.globDeletes[cmd] == nil {
-				r.globDeletes[cmd] = map[string]bool{}
+			if r.globDeletes[key] == nil {
+				r.globDeletes[key] = map[string]bool{}
 			}
-			r.globDeletes[cmd][entry] = true
+			r.globDeletes[key][entry] = true
 		}
 	}
 	if access == "write" && !p.Glob && r.opaqueWriter(name) {

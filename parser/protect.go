@@ -54,8 +54,9 @@ func within(p, dir string) bool {
 
 // protect marks the paths that name, hold or could match one of
 // toolgate's own files. Reading is allowed (a policy is no secret) except
-// for secret entries; writes count only on the file itself or inside it,
-// deletes also on any directory above it.
+// for secret entries; a write counts on the file itself, inside it, or into
+// an existing directory above it (what lands there can replace it); a
+// delete also on any directory above it.
 func (c *classifier) protect(paths []Path) {
 	if len(c.protected) == 0 {
 		return

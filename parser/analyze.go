@@ -823,6 +823,13 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 				if err := r.substs(as.Value, st, sc); err != nil {
 					return err
 				}
+				// declare -n r='a[$(cmd)]' or declare -i y=x (x holding
+				// 'a[$(cmd)]' or input): bash evaluates the subscript
+				f, _ := r.single(st, sc, as.Value)
+				v, named := st.vars[f.text]
+				if subscriptCode(f.text) || named && subscriptCode(v) || st.wild[f.text] {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: variant + " " + as.Name.Value + "=" + f.text, Cmd: -1})
+				}
 			}
 			if err := r.recordAssign(as.Name.Value, "(transformed)", true, st, sc, -1, nil); err != nil {
 				return err
@@ -868,6 +875,7 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 		if err := r.substNode(as.Index, st, sc); err != nil {
 			return err
 		}
+		r.arithAssigns(as.Index, st)
 		dyn = true
 	}
 	wildValue := false
@@ -887,6 +895,13 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 	}
 	if as.Array != nil {
 		for _, el := range as.Array.Elems {
+			if el.Index != nil {
+				// a=([$(cmd)]=1) runs cmd as the index is evaluated
+				if err := r.substNode(el.Index, st, sc); err != nil {
+					return err
+				}
+				r.arithAssigns(el.Index, st)
+			}
 			if el.Value != nil {
 				if err := r.substs(el.Value, st, sc); err != nil {
 					return err
@@ -908,6 +923,12 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 
 func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd int, env map[string]string) error {
 	r.facts.Assigns = append(r.facts.Assigns, Assign{Name: name, Value: val, Dynamic: dyn, Cmd: cmd})
+	if !dyn && subscriptCode(val) {
+		// x='a[$(cmd)]': wherever bash evaluates x as arithmetic (an
+		// index ${b[x]}, a slice, declare -i, printf -v/read "b[x]",
+		// [[ -v b[x] ]], a nameref to it), the subscript's cmd runs
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
+	}
 	if env != nil {
 		env[name] = val
 	} else if dyn {
@@ -1024,6 +1045,20 @@ func (r *run) substNode(n syntax.Node, st *state, sc scope) error {
 			return false
 		case *syntax.ArithmExp:
 			r.arithAssigns(x.X, st)
+			return true
+		case *syntax.ParamExp:
+			// ${a[i]}, ${s:o:l} evaluate i, o and l as arithmetic
+			if x.Index != nil {
+				r.arithAssigns(x.Index, st)
+			}
+			if x.Slice != nil {
+				if x.Slice.Offset != nil {
+					r.arithAssigns(x.Slice.Offset, st)
+				}
+				if x.Slice.Length != nil {
+					r.arithAssigns(x.Slice.Length, st)
+				}
+			}
 			return true
 		case *syntax.BinaryTest:
 			switch x.Op {
@@ -1508,6 +1543,26 @@ func wordHasUnquotedGlob(w *syntax.Word) bool {
 }
 
 // arithAssigns forgets variables an arithmetic expression assigns, and
+// subscriptCode says whether a value holds an array subscript with a
+// command substitution in it, which bash runs when the value is evaluated
+// as arithmetic.
+func subscriptCode(v string) bool {
+	for {
+		i := strings.IndexByte(v, '[')
+		if i < 0 {
+			return false
+		}
+		v = v[i+1:]
+		in := v
+		if j := strings.IndexByte(v, ']'); j >= 0 {
+			in = v[:j]
+		}
+		if strings.Contains(in, "$(") || strings.Contains(in, "`") {
+			return true
+		}
+	}
+}
+
 // flags arithmetic over variables whose text holds code: bash evaluates
 // array subscripts in such values ("a[$(cmd)]").
 func (r *run) arithAssigns(n syntax.Node, st *state) {

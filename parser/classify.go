@@ -266,6 +266,10 @@ func devZone(p string) string {
 	switch {
 	case p == "/dev":
 		return "system"
+	case strings.HasPrefix(p, "/dev/fd/") && strings.Contains(p[len("/dev/fd/"):], "/"),
+		strings.HasPrefix(p, "/dev/std") && strings.Count(p, "/") > 2:
+		// below a descriptor (/dev/fd/3/x): where it leads is not known
+		return "unknown"
 	case safeDevices[p], under(p, "/dev/fd"):
 		return "dev_safe"
 	case under(p, "/dev/tcp"), under(p, "/dev/udp"):

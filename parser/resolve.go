@@ -58,6 +58,29 @@ func ResolveFrom(base, rel string) (real string, exists bool, loop bool) {
 	return resolveAt(base+"/"+rel, len(base))
 }
 
+// magicLinks are the entries of /proc/PID (and /proc/PID/task/TID) that
+// lead into another part of the file system (true), or directories of such
+// links (false: fd/N, map_files/X); /dev/fd/N and /dev/std* are links too.
+var magicLinks = map[string]bool{"cwd": true, "root": true, "exe": true, "fd": false, "map_files": false}
+
+// magicLink says whether p is at or below one of those links, where ".."
+// cannot be taken lexically.
+func magicLink(p string) bool {
+	comps := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	switch {
+	case len(comps) >= 2 && comps[0] == "dev":
+		return comps[1] == "stdin" || comps[1] == "stdout" || comps[1] == "stderr" || comps[1] == "fd" && len(comps) >= 3
+	case len(comps) >= 3 && comps[0] == "proc":
+		i := 2
+		if comps[i] == "task" && len(comps) >= 5 {
+			i = 4
+		}
+		link, ok := magicLinks[comps[i]]
+		return ok && (link || len(comps) > i+1)
+	}
+	return false
+}
+
 // resolveAt walks p, taking p[:start] as already resolved.
 func resolveAt(p string, start int) (real string, exists bool, loop bool) {
 	var (
@@ -95,6 +118,13 @@ func resolveAt(p string, start int) (real string, exists bool, loop bool) {
 		case ".":
 			continue
 		case "..":
+			if lexFrom >= 0 && magicLink(cur) {
+				// /proc/self/cwd/.. is the parent of the process's cwd,
+				// not /proc/self: the kernel follows the magic link
+				// first. Its target is not known here, so the path stays
+				// below the link, where it is judged (proc_private).
+				continue
+			}
 			// cur has no symlinks in its walked part, so its parent is
 			// lexical; in the lexical part ".." is lexical by definition.
 			if i := strings.LastIndexByte(cur, '/'); i >= 0 {

@@ -191,6 +191,13 @@ func TestResolve(t *testing.T) {
 		{"/proc/self/cwd not followed", "/proc/self/cwd/x", "/proc/self/cwd/x", true, false},
 		{"/proc/self/root not followed", "/proc/self/root/etc/shadow", "/proc/self/root/etc/shadow", true, false},
 		{"/proc lexical dots", "/proc//self/./fd/../environ", "/proc/self/environ", true, false},
+		// a magic link's .. is its target's parent, unknown here: the
+		// path stays below the link, where it is judged
+		{"/proc/self/cwd/.. stays below", "/proc/self/cwd/../../etc/shadow", "/proc/self/cwd/etc/shadow", true, false},
+		{"/proc/1/root/.. stays below", "/proc/1/root/../etc", "/proc/1/root/etc", true, false},
+		{"/proc/self/task/T/cwd/..", "/proc/self/task/7/cwd/../x", "/proc/self/task/7/cwd/x", true, false},
+		{"/proc/self/fd/N/..", "/proc/self/fd/3/../../etc/shadow", "/proc/self/fd/3/etc/shadow", true, false},
+		{"/dev/fd/N/..", "/dev/fd/3/../../etc/shadow", "/dev/fd/3/etc/shadow", true, false},
 		{"/dev/stdout", "/dev/stdout", "/dev/stdout", true, false},
 		{"/dev/fd", "/dev/fd/3", "/dev/fd/3", true, false},
 		{"/dev/tcp", "/dev/tcp/1.2.3.4/80", "/dev/tcp/1.2.3.4/80", true, false},

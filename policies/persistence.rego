@@ -76,6 +76,11 @@ code_key(k) if regex.match(`(?i)^(gpg\..*program|gpg\.ssh\.defaultkeycommand|int
 
 code_key(k) if regex.match(`(?i)^merge\..*\.driver$`, k)
 
+# Keys whose value git (or one of its tools) runs: git archive's tar
+# filters, git send-email's command hooks and SMTP program, instaweb's
+# server, git gui's tools, imap-send's tunnel.
+code_key(k) if regex.match(`(?i)^(tar\..*\.command|sendemail\.(.*cmd|smtpserver)|instaweb\.(httpd|browser)|guitool\..*\.cmd|imap\.tunnel)$`, k)
+
 deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets a value git runs as code; drop it and run the plain git command", [kv])} if {
 	input.present.names.git
 	some c in commands

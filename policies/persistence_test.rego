@@ -185,6 +185,19 @@ test_persist_git_config_dash_c_other_code_keys if {
 	}
 }
 
+# git archive's tar filters, send-email's hooks, instaweb, git gui tools and
+# imap-send's tunnel run their values too (red-team sweep, session 5).
+test_persist_git_config_dash_c_tool_command_keys if {
+	every kv in ["tar.x.command=cat ~/.ssh/id_rsa; cat", "tar.tar.gz.command=./x", "sendemail.toCmd=./x", "sendemail.ccCmd=./x", "sendemail.smtpServer=/tmp/x", "instaweb.httpd=./x", "guitool.t.cmd=./x", "imap.tunnel=./x"] {
+		"persist.git_config" in rules(exec_call("git -c … archive", [git(["-c", kv, "archive", "--format=x", "HEAD"])], []))
+	}
+}
+
+test_persist_git_config_dash_c_tar_umask_is_plain if {
+	doc := exec_call("git -c tar.umask=022 archive HEAD", [git(["-c", "tar.umask=022", "archive", "HEAD"])], [])
+	not "persist.git_config" in rules(doc)
+}
+
 test_persist_git_config_dash_c_not_for_plain_keys if {
 	doc := exec_call("git -c user.name=Bot -c color.ui=always log --oneline", [git(["-c", "user.name=Bot", "-c", "color.ui=always", "log", "--oneline"])], [])
 	rules(doc) == set()

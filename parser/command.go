@@ -545,6 +545,21 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		return nil, r.evalArgs(idx, args, st, sc)
 	case "read", "mapfile", "readarray", "getopts":
 		r.forgetAssigned(name, args, st)
+		if name != "read" && name != "getopts" {
+			// mapfile -C CALLBACK evaluates CALLBACK as a command
+			if err := r.commandOption(idx, args, "-C", local, sc); err != nil {
+				return nil, err
+			}
+		}
+	case "compgen":
+		// compgen -C COMMAND runs it, -F FUNCTION calls it
+		if err := r.commandOption(idx, args, "-C", local, sc); err != nil {
+			return nil, err
+		}
+		if err := r.commandOption(idx, args, "-F", local, sc); err != nil {
+			return nil, err
+		}
+		return nil, nil
 	case "unset":
 		for _, a := range args {
 			if !strings.HasPrefix(a.text, "-") {
@@ -2416,6 +2431,35 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 		return []field{}, true // no input: the sandbox gives /dev/null
 	}
 	return []field{unknownItem}, false
+}
+
+// commandOption analyses the value of option opt (-C CMD, or -CCMD) of a
+// builtin that evaluates it as a command line; a value not known
+// statically is a nested script.
+func (r *run) commandOption(idx int, args []field, opt string, st *state, sc scope) error {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		var v field
+		switch {
+		case a.text == "--":
+			return nil
+		case a.text == opt && k+1 < len(args):
+			v = args[k+1]
+			k++
+		case strings.HasPrefix(a.text, opt) && len(a.text) > len(opt):
+			v = field{text: a.text[len(opt):], pattern: a.pattern[min(len(opt), len(a.pattern)):], dynamic: a.dynamic}
+		default:
+			continue
+		}
+		if v.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: v.text, Cmd: idx})
+			continue
+		}
+		if err := r.nested(v.text, st, sc, "nested-shell"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // listsWhole says whether the producer of in is an ls that prints every

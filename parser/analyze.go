@@ -749,6 +749,12 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 		}
 		delete(st.vars, name)
 		body := st.clone()
+		for _, it := range items {
+			if it.leadOpen {
+				// for f in $(cat list): f could be any absolute path
+				body.setWild(name)
+			}
+		}
 		if err := r.stmts(c.Do, body, sc); err != nil {
 			return err
 		}
@@ -889,6 +895,8 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 			val, dyn = m, false
 		}
 		_, _, _, wildValue = r.unknownPartsWild(as.Value, st)
+		// x=$(base64 -d …): what x holds could be any absolute path
+		wildValue = wildValue || r.leadOpen(as.Value, st)
 	}
 	if wildValue && env == nil {
 		defer st.setWild(name)
@@ -1122,6 +1130,10 @@ type field struct {
 	// allEntries: an item ls prints for a directory it lists whole (ls |
 	// xargs rm -rf): every entry of it
 	allEntries bool
+	// leadOpen: the word starts with an unknown part that could be an
+	// absolute path (an unset variable, the output of a command that is
+	// not a path lister): cat "$(base64 -d <<< …)" could read anything
+	leadOpen bool
 }
 
 type env struct {
@@ -1254,7 +1266,7 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		r.defaultAssigns(w, st, sc)
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
-			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w)})
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st)})
 			continue
 		}
 		var fs []string
@@ -1288,6 +1300,127 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		}
 	}
 	return out
+}
+
+// leadOpen says whether w starts with an unknown part that could hold an
+// absolute path: a command substitution whose command is not a path lister
+// (find, ls, git ls-files, grep -l …, whose output lies below operands
+// inside the tree) or which/command -v/type (programs on PATH). A variable
+// assigned such a value is wild (assign), so "$x" is judged as unknown;
+// other unset variables come from the environment, not from the agent.
+func (r *run) leadOpen(w *syntax.Word, st *state) bool {
+	if len(w.Parts) == 0 {
+		return false
+	}
+	first := w.Parts[0]
+	if dq, ok := first.(*syntax.DblQuoted); ok {
+		if len(dq.Parts) == 0 {
+			return false
+		}
+		first = dq.Parts[0]
+	}
+	if x, ok := first.(*syntax.CmdSubst); ok {
+		if _, ok := r.substOutput(x, st); ok {
+			return false
+		}
+		return !listerSubst(x)
+	}
+	return false
+}
+
+// listerSubst says whether a command substitution is a path lister over
+// relative operands, optionally filtered by line tools, or a PATH lookup.
+func listerSubst(x *syntax.CmdSubst) bool {
+	if len(x.Stmts) != 1 || x.Stmts[0].Cmd == nil {
+		return false
+	}
+	var calls []*syntax.CallExpr
+	var flatten func(c syntax.Command) bool
+	flatten = func(c syntax.Command) bool {
+		switch y := c.(type) {
+		case *syntax.CallExpr:
+			calls = append(calls, y)
+			return true
+		case *syntax.BinaryCmd:
+			if y.Op != syntax.Pipe || y.X.Cmd == nil || y.Y.Cmd == nil {
+				return false
+			}
+			return flatten(y.X.Cmd) && flatten(y.Y.Cmd)
+		}
+		return false
+	}
+	if !flatten(x.Stmts[0].Cmd) || len(calls) == 0 {
+		return false
+	}
+	var args []string
+	for _, a := range calls[0].Args {
+		l, _ := staticText(a)
+		args = append(args, l)
+	}
+	if len(args) == 0 || len(calls[0].Assigns) > 0 {
+		return false
+	}
+	for _, c := range calls[1:] {
+		if len(c.Args) == 0 {
+			return false
+		}
+		switch c.Args[0].Lit() {
+		case "head", "tail", "sort", "uniq", "grep", "egrep", "fgrep":
+		default:
+			return false
+		}
+	}
+	switch name := args[0]; {
+	case name == "which" || name == "command" || name == "type":
+		return true
+	case name == "git":
+		if len(args) < 2 || (args[1] != "ls-files" && args[1] != "diff" && args[1] != "grep" && args[1] != "status") {
+			return false
+		}
+	case name == "go":
+		// go list prints packages (or, with -f, their fields)
+		if len(args) < 2 || args[1] != "list" {
+			return false
+		}
+	case !pathListers[name]:
+		return false
+	}
+	for _, a := range args[1:] {
+		if a == "" || strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || containsDotDot(a) {
+			return false // an operand that is not known, or leads out
+		}
+	}
+	return true
+}
+
+// staticText is the text of a word made only of literal and quoted
+// literal parts; "" and false when any part is expanded.
+func staticText(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	var part func(p syntax.WordPart) bool
+	part = func(p syntax.WordPart) bool {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if !part(q) {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+		return true
+	}
+	for _, p := range w.Parts {
+		if !part(p) {
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 // errBraceBudget: a word's brace expansion would make more than

@@ -16,8 +16,13 @@ const maxPath = 4096
 // judged as the worse of relative and absolute.
 func (r *run) addPath(f field, st *state, access string, cmd int, name string) Path {
 	p := r.classifyPath(f, st, access, cmd, name)
-	if f.dynamic && strings.HasPrefix(f.pattern, "*/") && p.Zone != "unknown" {
+	if f.dynamic && !f.proc && p.Zone != "unknown" && (strings.HasPrefix(f.pattern, "*/") || f.leadOpen && strings.HasPrefix(f.pattern, "*")) {
+		// what the unknown start holds could be absolute: judge the
+		// path from the root as well ("*/x": as /x; "*…": as /*…)
 		rest := f.pattern[1:]
+		if !strings.HasPrefix(rest, "/") {
+			rest = "/" + f.pattern
+		}
 		alt := r.classifyPath(field{text: rest, pattern: rest, dynamic: strings.ContainsAny(rest, "*?["), glob: strings.ContainsAny(rest, "*?[")}, st, access, cmd, name)
 		if alt.Sensitive || alt.Zone != "workspace" && alt.Zone != p.Zone {
 			alt.Raw, alt.Dynamic, alt.Glob = p.Raw, true, true

@@ -120,6 +120,80 @@ killall_user(c) if short_flag(c, "v") # pkill -v: every process not matching
 
 killall_user(c) if long_flag(c, "--user")
 
+# A pattern that matches any process name (., .*, ^, an empty one) kills
+# everything the user runs; so does pkill -P 1 (every child of init).
+deny contains {"rule": "destroy.kill_all", "message": sprintf("%s %s matches every process; kill specific process ids instead", [c.name, pat])} if {
+	input.present.groups.killers
+	some c in commands
+	c.name in {"pkill", "killall"}
+	some pat in kill_patterns(c)
+	matches_any_process(pat)
+}
+
+deny contains {"rule": "destroy.kill_all", "message": sprintf("%s -P 1 kills every child of init; kill specific process ids instead", [c.name])} if {
+	input.present.names.pkill
+	some c in commands
+	c.name == "pkill"
+	a := args(c)
+	some i, x in a
+	x == "-P"
+	a[i + 1] in {"1", "0"}
+}
+
+deny contains {"rule": "destroy.kill_all", "message": sprintf("kill over pgrep %s signals every process; kill specific process ids instead", [pat])} if {
+	input.present.names.kill
+	input.present.names.pgrep
+	some c in commands
+	c.name == "pgrep"
+	some pat in kill_patterns(c)
+	matches_any_process(pat)
+}
+
+deny contains {"rule": "destroy.kill_all", "message": "kill fed by ps signals every process it lists; kill specific process ids instead"} if {
+	input.present.names.kill
+	input.present.names.ps
+	some c in commands
+	c.name == "kill"
+	c.stdin_from == "ps"
+}
+
+# kill_patterns are the pattern operands of pkill/pgrep, and of killall
+# when it takes regular expressions (-r).
+kill_value_opts := {"-P", "-u", "-U", "-g", "-G", "-s", "-t", "--signal", "--parent", "--euid", "--uid", "--group", "--session", "--terminal", "--pgroup", "-o", "-y", "--older-than", "--younger-than"}
+
+kill_patterns(c) := pats if {
+	c.name in {"pkill", "pgrep"}
+	pats := kill_operands(c)
+}
+
+kill_patterns(c) := pats if {
+	c.name == "killall"
+	killall_regex(c)
+	pats := kill_operands(c)
+}
+
+kill_operands(c) := {x |
+	a := args(c)
+	some i, x in a
+	not startswith(x, "-")
+	not kill_value_after(a, i)
+}
+
+kill_value_after(a, i) if {
+	i > 0
+	a[i - 1] in kill_value_opts
+}
+
+killall_regex(c) if short_flag(c, "r")
+
+killall_regex(c) if long_flag(c, "--regexp")
+
+matches_any_process(pat) if {
+	every name in ["init", "bash", "sshd", "x9", "Zz_"] {
+		regex.match(pat, name)
+	}
+}
+
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s kills processes by the hundred; kill specific process ids instead", [c.name])} if {
 	input.present.names.killall5
 	input.present.names.killall5

@@ -272,3 +272,24 @@ test_destroy_recursive_outside_off_when_not_restricted if {
 	r := rules(doc) with data.toolgate.config.restrict_to_workspace as false
 	not "destroy.recursive_outside" in r
 }
+
+# ---- destroy.kill_all: match-everything patterns (red-team sweep, session 5) ----
+
+test_destroy_kill_all_pkill_match_everything if {
+	every argv in [["pkill", "-9", "-f", "."], ["pkill", ".*"], ["pkill", "-f", "^"], ["killall", "-9", "-r", "."], ["pkill", "-P", "1"]] {
+		"destroy.kill_all" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
+	}
+}
+
+test_destroy_kill_all_kill_over_pgrep_or_ps if {
+	doc := exec_call("kill -9 $(pgrep .)", [cmd(["pgrep", "."]), object.union(cmd(["kill", "-9", "$(pgrep .)"]), {"dynamic": true})], [])
+	"destroy.kill_all" in rules(doc)
+	doc2 := exec_call("ps -eo pid | xargs kill -9", [cmd(["ps", "-eo", "pid"]), object.union(cmd(["kill", "-9"]), {"stdin": "args", "stdin_from": "ps"})], [])
+	"destroy.kill_all" in rules(doc2)
+}
+
+test_destroy_kill_all_not_for_named_processes if {
+	every argv in [["pkill", "-f", "node server.js"], ["pkill", "gunicorn"], ["killall", "node"], ["killall", "-r", "^python"], ["pkill", "-P", "4242"]] {
+		not "destroy.kill_all" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
+	}
+}

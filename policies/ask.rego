@@ -140,6 +140,26 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s -m pip insta
 	"install" in a
 }
 
+# go run/build/test/generate of module@version, and uv run --with, fetch
+# the module or package and run it.
+ask contains {"rule": "ask.package_install", "message": sprintf("go %s %s fetches that module and runs it; a person must approve installs", [subcommand(c), x])} if {
+	input.present.names.go
+	some c in commands
+	c.name == "go"
+	subcommand(c) in {"run", "build", "test", "generate", "vet"}
+	some x in args(c)
+	regex.match(`^[^-][^ ]*\.[A-Za-z]+/[^ ]*@[^ ]+$`, x)
+}
+
+ask contains {"rule": "ask.package_install", "message": "uv run --with installs packages from the network; a person must approve installs"} if {
+	input.present.names.uv
+	some c in commands
+	c.name == "uv"
+	subcommand(c) == "run"
+	some x in args(c)
+	startswith(x, "--with")
+}
+
 ask contains {"rule": "ask.package_install", "message": sprintf("%s runs a package fetched from the registry; a person must approve installs", [c.name])} if {
 	input.present.groups.package_runners
 	some c in commands

@@ -209,3 +209,24 @@ test_sandboxed_inline_code_is_left_to_the_sandbox if {
 	d := decision(doc)
 	d.decision == "allow"
 }
+
+# ---- ask.package_install: modules fetched and run (red-team sweep, session 5) ----
+
+test_ask_package_install_go_run_module_at_version if {
+	every argv in [["go", "run", "github.com/x/y@latest"], ["go", "run", "golang.org/x/tools/cmd/stringer@v0.20.0", "-type", "T"], ["go", "test", "example.com/m/pkg@v1.2.3"]] {
+		"ask.package_install" in rules(exec_call(concat(" ", argv), [object.union(cmd(argv), {"subcommand": argv[1]})], []))
+	}
+}
+
+test_ask_package_install_not_for_local_go_run if {
+	every argv in [["go", "run", "./cmd/app"], ["go", "test", "./...", "-run", "TestX"], ["go", "build", "-o", "bin/app", "."]] {
+		not "ask.package_install" in rules(exec_call(concat(" ", argv), [object.union(cmd(argv), {"subcommand": argv[1]})], []))
+	}
+}
+
+test_ask_package_install_uv_run_with if {
+	argv := ["uv", "run", "--with", "rich", "python", "x.py"]
+	"ask.package_install" in rules(exec_call(concat(" ", argv), [object.union(cmd(argv), {"subcommand": "run"})], []))
+	plain := ["uv", "run", "pytest"]
+	not "ask.package_install" in rules(exec_call("uv run pytest", [object.union(cmd(plain), {"subcommand": "run"})], []))
+}

@@ -682,6 +682,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "sed", "gsed":
 		r.sedScript(idx, name, args, local)
+	case "split", "gsplit", "csplit", "gcsplit":
+		r.splitOutputs(idx, name, args, local)
 	case "cp":
 		defer r.cpLinks(args, local) // after cp's own paths: they are not through the new link
 	case "zip":
@@ -2431,6 +2433,68 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 		return []field{}, true // no input: the sandbox gives /dev/null
 	}
 	return []field{unknownItem}, false
+}
+
+// splitOutputs adds the files split and csplit write: PREFIX followed by a
+// suffix (split FILE PREFIX, default x; csplit -f PREFIX, default xx).
+func (r *run) splitOutputs(idx int, name string, args []field, st *state) {
+	isC := strings.HasSuffix(name, "csplit")
+	valued := "abClnt" // split's options that take a value
+	if isC {
+		valued = "fbn"
+	}
+	prefix := field{text: "x", pattern: "x"}
+	if isC {
+		prefix = field{text: "xx", pattern: "xx"}
+	}
+	suffix := ""
+	var operands []field
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		switch {
+		case t == "--":
+			operands = append(operands, args[k+1:]...)
+			k = len(args)
+		case strings.HasPrefix(t, "--prefix="):
+			prefix = field{text: t[len("--prefix="):], pattern: a.pattern[min(len("--prefix="), len(a.pattern)):], dynamic: a.dynamic}
+		case t == "--prefix" && k+1 < len(args):
+			prefix = args[k+1]
+			k++
+		case strings.HasPrefix(t, "--additional-suffix="):
+			suffix = t[len("--additional-suffix="):]
+		case strings.HasPrefix(t, "--"):
+			if !strings.Contains(t, "=") && (t == "--bytes" || t == "--lines" || t == "--line-bytes" || t == "--number" || t == "--suffix-length" || t == "--suffix-format" || t == "--digits" || t == "--filter" || t == "--separator" || t == "--additional-suffix") && k+1 < len(args) {
+				if t == "--additional-suffix" {
+					suffix = args[k+1].text
+				}
+				k++
+			}
+		case len(t) > 1 && t[0] == '-' && !a.dynamic:
+			for j := 1; j < len(t); j++ {
+				if strings.IndexByte(valued, t[j]) < 0 {
+					continue
+				}
+				v := t[j+1:]
+				vf := field{text: v, pattern: v}
+				if v == "" && k+1 < len(args) {
+					vf = args[k+1]
+					k++
+				}
+				if isC && t[j] == 'f' {
+					prefix = vf
+				}
+				break
+			}
+		default:
+			operands = append(operands, a)
+		}
+	}
+	if !isC && len(operands) >= 2 {
+		prefix = operands[1]
+	}
+	out := field{text: prefix.text + "*" + suffix, pattern: prefix.pattern + "*" + suffix, glob: true, dynamic: true}
+	r.addPath(out, st, "write", idx, name)
 }
 
 // commandOption analyses the value of option opt (-C CMD, or -CCMD) of a

@@ -997,6 +997,17 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 			}
 		}
 	}
+	if strings.HasPrefix(name, "GIT_TRACE") {
+		// GIT_TRACE*=/abs/path appends git's trace to that file (1, 2,
+		// true and fd numbers go to descriptors)
+		switch {
+		case dyn:
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
+			r.addPath(field{text: val, pattern: "/*", dynamic: true, glob: true}, st, "write", cmd, "git")
+		case strings.HasPrefix(val, "/") || strings.HasPrefix(val, "~"):
+			r.addPath(r.word(val), st, "write", cmd, "git")
+		}
+	}
 	return nil
 }
 

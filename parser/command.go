@@ -687,6 +687,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "cp":
 		defer r.cpLinks(args, local) // after cp's own paths: they are not through the new link
 	case "zip":
+		r.zipMove(idx, args, local)
 		for k, a := range args {
 			if (a.text == "-TT" || a.text == "--unzip-command") && k+1 < len(args) {
 				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
@@ -757,6 +758,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 		return nil, nil
 	case "rsync":
+		r.rsyncDeletes(idx, args, local)
 		for k, a := range args {
 			if (a.text == "-e" || a.text == "--rsh") && k+1 < len(args) && !args[k+1].dynamic {
 				if err := r.nested(args[k+1].text, local, sc, "nested-shell"); err != nil {
@@ -1682,7 +1684,7 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 // read when creating and written (under -C) when extracting.
 func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 	mode := ""
-	absolute := false
+	absolute, removes := false, false
 	var archive *field
 	dir := st.cwd
 	var members []field
@@ -1716,6 +1718,8 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 			switch key {
 			case "--absolute-names":
 				absolute = true
+			case "--remove-files":
+				removes = true
 			case "--one-top-level":
 				if eq {
 					r.addPath(field{text: val, pattern: val}, st, "write", idx, "tar")
@@ -1795,6 +1799,9 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 		r.addPath(*archive, st, acc, idx, "tar")
 	}
 	memberAcc := "read"
+	if mode == "create" && removes {
+		memberAcc = "delete" // --remove-files: what goes in is deleted
+	}
 	at := &state{cwd: dir, vars: st.vars}
 	if mode == "extract" && absolute {
 		// -P keeps leading "/" and "..": members may land anywhere
@@ -2433,6 +2440,73 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 		return []field{}, true // no input: the sandbox gives /dev/null
 	}
 	return []field{unknownItem}, false
+}
+
+// zipMove: zip -m/--move deletes the files it put in the archive (the
+// operands after the archive's name).
+func (r *run) zipMove(idx int, args []field, st *state) {
+	move := false
+	var operands []field
+	for k := 0; k < len(args); k++ {
+		t := args[k].text
+		switch {
+		case t == "--move":
+			move = true
+		case strings.HasPrefix(t, "--"):
+		case len(t) > 1 && t[0] == '-' && !args[k].dynamic:
+			if strings.ContainsRune(t[1:], 'm') {
+				move = true
+			}
+			if strings.ContainsAny(t[1:], "xibnt") && k+1 < len(args) && strings.IndexAny(t[len(t)-1:], "xibnt") == 0 {
+				k++ // the option's value
+			}
+		default:
+			operands = append(operands, args[k])
+		}
+	}
+	if !move || len(operands) < 2 {
+		return
+	}
+	for _, o := range operands[1:] {
+		r.addPath(o, st, "delete", idx, "zip")
+	}
+}
+
+// rsyncDeletes: --delete (and its variants) deletes what the destination
+// holds beyond the source; --remove-source-files deletes the sources.
+func (r *run) rsyncDeletes(idx int, args []field, st *state) {
+	del, removeSrc := false, false
+	var operands []field
+	for k := 0; k < len(args); k++ {
+		t := args[k].text
+		switch {
+		case t == "--del" || strings.HasPrefix(t, "--delete"):
+			del = true
+		case t == "--remove-source-files":
+			removeSrc = true
+		case t == "-e" || t == "--rsh" || t == "-f" || t == "--filter" || t == "--exclude" || t == "--include" || t == "-B" || t == "-T":
+			k++
+		case strings.HasPrefix(t, "-"):
+		default:
+			operands = append(operands, args[k])
+		}
+	}
+	if len(operands) < 2 {
+		return
+	}
+	if del {
+		dst := operands[len(operands)-1]
+		if !strings.Contains(dst.text, ":") {
+			r.addPath(dst, st, "delete", idx, "rsync")
+		}
+	}
+	if removeSrc {
+		for _, s := range operands[:len(operands)-1] {
+			if !strings.Contains(s.text, ":") {
+				r.addPath(s, st, "delete", idx, "rsync")
+			}
+		}
+	}
 }
 
 // splitOutputs adds the files split and csplit write: PREFIX followed by a

@@ -122,8 +122,23 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 	if len(argv) > 0 && !argv[0].dynamic {
 		if body, ok := st.aliases[argv[0].text]; ok {
 			// an alias: its body, followed by the arguments, is what runs
+			if strings.HasSuffix(strings.TrimRight(body, " \t"), "\\") {
+				// a trailing backslash joins whatever follows the alias
+				// on the next line: that text is not here to read
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "alias " + argv[0].text + "=" + body, Cmd: -1})
+				return nil, nil
+			}
 			script := body
-			for _, f := range argv[1:] {
+			// A body ending in a blank makes bash expand the next word as
+			// an alias too (alias x='rm -rf ' y='~': x y is rm -rf ~).
+			chain := strings.HasSuffix(body, " ") || strings.HasSuffix(body, "\t")
+			for k, f := range argv[1:] {
+				if next, ok := st.aliases[f.text]; ok && chain && !f.dynamic && k < 16 {
+					script += " " + next
+					chain = strings.HasSuffix(next, " ") || strings.HasSuffix(next, "\t")
+					continue
+				}
+				chain = false
 				if f.dynamic {
 					script += " " + f.text
 				} else {

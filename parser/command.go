@@ -697,6 +697,20 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "sed", "gsed":
 		r.sedScript(idx, name, args, local)
+	case "sqlite3":
+		// SQL reaches files and programs through dot-commands and
+		// functions: .shell/.system run a command, .output/.once/.read/
+		// .import/.load and readfile/writefile/edit/load_extension open
+		// files the analyser does not see
+		for _, a := range args {
+			l := strings.ToLower(a.text)
+			if a.dynamic || strings.Contains(l, ".shell") || strings.Contains(l, ".system") || strings.Contains(l, ".output") ||
+				strings.Contains(l, ".once") || strings.Contains(l, ".read") || strings.Contains(l, ".import") || strings.Contains(l, ".load") ||
+				strings.Contains(l, ".backup") || strings.Contains(l, ".save") || strings.Contains(l, ".restore") || strings.Contains(l, ".open") ||
+				strings.Contains(l, "readfile(") || strings.Contains(l, "writefile(") || strings.Contains(l, "edit(") || strings.Contains(l, "load_extension") {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
+			}
+		}
 	case "split", "gsplit", "csplit", "gcsplit":
 		r.splitOutputs(idx, name, args, local)
 	case "cp":
@@ -2057,6 +2071,33 @@ func (r *run) tmux(idx int, args []field, st *state, sc scope) error {
 
 // editorCommands: vim -c '!cmd' / +'!cmd', less +!cmd, gdb -ex '!cmd' or
 // 'shell cmd' run shell commands.
+// exFileCommands are the ex commands that take a file operand.
+var exFileCommands = map[string]bool{"w": true, "write": true, "wq": true, "x": true, "xit": true, "up": true, "update": true,
+	"sav": true, "saveas": true, "r": true, "read": true, "e": true, "edit": true, "so": true, "source": true, "new": true,
+	"vs": true, "vsplit": true, "sp": true, "split": true, "tabe": true, "tabedit": true, "tabnew": true, "n": true, "next": true,
+	"args": true, "argadd": true, "redir": true, "mks": true, "mksession": true, "wv": true, "wviminfo": true, "rv": true,
+	"rviminfo": true, "wsh": true, "wshada": true, "rsh": true, "rshada": true, "diffsplit": true, "diffpatch": true,
+	"w>>": true, "luafile": true, "pyfile": true, "py3file": true, "rubyfile": true, "perldo": true, "runtime": true}
+
+// exFileCommand says whether an ex command line (commands joined by |)
+// has a command given a file operand.
+func exFileCommand(line string) bool {
+	for _, c := range strings.Split(line, "|") {
+		c = strings.TrimLeft(strings.TrimSpace(c), ":")
+		// a range before the command: %, 1,$, '<,'>, numbers
+		c = strings.TrimLeft(c, "0123456789%$.,'<>+-; ")
+		name, arg, _ := strings.Cut(c, " ")
+		name = strings.TrimSuffix(name, "!")
+		if strings.HasPrefix(name, "w>>") {
+			return true
+		}
+		if exFileCommands[name] && strings.TrimSpace(arg) != "" {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *run) editorCommands(idx int, name string, args []field, st *state, sc scope) error {
 	check := func(f field) error {
 		t := strings.TrimSpace(strings.TrimLeft(f.text, ":+"))
@@ -2072,6 +2113,10 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 			return r.nested(cmd, st, sc, "nested-shell")
 		case strings.Contains(t, "system(") || strings.Contains(t, ":!") || strings.HasPrefix(t, "r !") || strings.HasPrefix(t, "w !"):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
+		case name != "gdb" && name != "lldb" && exFileCommand(t):
+			// w! ~/.bashrc, r ~/.ssh/id_rsa, so x.vim: a file the
+			// analyser does not see is written, read or run
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
 		}
 		return nil
 	}
@@ -2079,6 +2124,11 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 		t := a.text
 		switch {
 		case (t == "-c" || t == "--cmd" || t == "-ex" || t == "--eval-command" || t == "-o" && name == "lldb") && k+1 < len(args):
+			if err := check(args[k+1]); err != nil {
+				return err
+			}
+		case name != "gdb" && name != "lldb" && len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c") && k+1 < len(args):
+			// bundled: ex -sc CMD, vim -esc CMD
 			if err := check(args[k+1]); err != nil {
 				return err
 			}

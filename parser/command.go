@@ -530,6 +530,10 @@ func shellQuote(s string) string {
 // state (changed by cd); local carries the command's own cwd.
 func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc scope, in stdin) (*string, error) {
 	args := argv[1:]
+	if followsLinksDown(name, args) {
+		// after the command's own paths: the links below its directories
+		defer r.linksBelow(idx, name, local)
+	}
 	switch {
 	case r.a.shells[name]:
 		return nil, r.shell(idx, name, args, local, sc, in)
@@ -2871,6 +2875,105 @@ func valueField(a field, key, v string) field {
 // cpLinks: cp -s makes symbolic links to its sources, and cp -d/-P/-a
 // copies symbolic links as links; later paths through the new link resolve
 // to where it points, as for ln -s.
+// followsLinksDown says whether a command walks the directories it is given
+// and follows the symbolic links it meets there: grep -R, rg -L, ag -f,
+// find -L/-follow, cp -L, tar -h, rsync -L, zip -r (unless -y),
+// chmod/chown/chgrp -R -L.
+func followsLinksDown(name string, args []field) bool {
+	has := func(short byte, long ...string) bool {
+		for _, a := range args {
+			t := a.text
+			if t == "--" {
+				return false
+			}
+			for _, l := range long {
+				if t == l {
+					return true
+				}
+			}
+			if short != 0 && len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t[1:], short) >= 0 {
+				return true
+			}
+		}
+		return false
+	}
+	switch name {
+	case "grep", "egrep", "fgrep":
+		return has('R', "--dereference-recursive")
+	case "rg":
+		return has('L', "--follow")
+	case "ag":
+		return has('f', "--follow")
+	case "find":
+		return has(0, "-L", "-follow")
+	case "cp":
+		return has('L', "--dereference")
+	case "tar", "bsdtar":
+		return has('h', "--dereference")
+	case "rsync":
+		return has('L', "--copy-links") || has(0, "--copy-unsafe-links")
+	case "zip":
+		return has('r', "--recurse-paths") && !has('y', "--symlinks")
+	case "chmod", "chown", "chgrp":
+		return has('R', "--recursive") && has('L')
+	}
+	return false
+}
+
+// linksBelow adds, for each existing workspace directory command idx uses,
+// the symbolic links below it, with the same access: the command follows
+// them, so a link to ~/.ssh inside the tree is read (or changed) through.
+func (r *run) linksBelow(idx int, name string, st *state) {
+	type use struct{ dir, access string }
+	var uses []use
+	for _, p := range r.facts.Paths {
+		if p.Cmd != idx || p.Glob || !p.Exists || (p.Access != "read" && p.Access != "write" && p.Access != "delete") {
+			continue
+		}
+		if p.Zone != "workspace" && p.Zone != "workspace_root" {
+			continue // elsewhere the rules judge the directory itself
+		}
+		if fi, err := os.Stat(p.Real); err == nil && fi.IsDir() {
+			uses = append(uses, use{p.Real, p.Access})
+		}
+	}
+	if len(uses) == 0 && st.cwd != "" && (name == "rg" || name == "ag" || name == "find" || strings.HasSuffix(name, "grep")) {
+		// no directory given: they search the working directory
+		if z := r.cls.zone(st.cwd); z == "workspace" || z == "workspace_root" {
+			uses = append(uses, use{st.cwd, "read"})
+		}
+	}
+	budget := 50000
+	for _, u := range uses {
+		var walk func(d string)
+		walk = func(d string) {
+			ents, err := os.ReadDir(d)
+			if err != nil {
+				return
+			}
+			for _, e := range ents {
+				if budget--; budget < 0 {
+					return
+				}
+				p := d + "/" + e.Name()
+				switch {
+				case e.Type()&os.ModeSymlink != 0:
+					r.addPath(field{text: p, pattern: p}, st, u.access, idx, name)
+				case e.IsDir() && e.Name() != ".git":
+					// (.git is left out: nothing may write inside it)
+					walk(p)
+				}
+			}
+		}
+		walk(u.dir)
+		if budget < 0 {
+			// more than is worth reading: whatever lies below is unknown
+			r.addPath(field{text: u.dir + "/*", pattern: u.dir + "/*", dynamic: true, glob: true, wild: true}, st, u.access, idx, name)
+			return
+		}
+	}
+}
+
 func (r *run) cpLinks(args []field, st *state) {
 	makes, keeps := false, false
 	var ops []field

@@ -55,6 +55,7 @@ var specs = map[string]spec{
 	"uniq": {opts: "f:s:w:", role: "copy"}, "fold": {opts: "w:", role: "read"}, "fmt": {opts: "w:", role: "read"},
 	"pr": readSpec, "column": {opts: "c:s:o:t", role: "read"}, "expand": {opts: "t:", role: "read"}, "unexpand": {opts: "t:", role: "read"},
 	"comm": readSpec, "join": {opts: "t:1:2:j:o:e:", role: "read"},
+	"tr":   dataSpec, // character sets, not files
 	"diff": {opts: "x:X:I:L:F:C:U:", optRole: roles("X", "read"), role: "read"}, "cmp": {opts: "i:n:", role: "read"},
 	"diff3": readSpec, "sdiff": {opts: "o:w:", optRole: roles("o", "write"), role: "read"}, "colordiff": readSpec,
 	"readlink": readSpec, "realpath": readSpec, "ls": {opts: "I:w:T:", long: longs("--ignore", "data", "--hide", "data"), role: "read"},

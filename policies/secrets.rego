@@ -82,7 +82,19 @@ credential_dump(c) if {
 # ps e / ps eww shows every process's environment (BSD-style "e" option)
 credential_dump(c) if {
 	c.name == "ps"
-	a := args(c)[0] # BSD-style options come first: "ps eww", "ps axe"
+	some i, a in args(c) # BSD-style options: "ps eww", "ps axe", also after UNIX ones ("ps -ef e")
 	not startswith(a, "-")
+	not ps_value(args(c), i)
 	regex.match(`^[a-zA-Z]*e[a-zA-Z]*$`, a)
+}
+
+# ps_value: args[i] is the value of a UNIX option (ps -C sleep, -u user)
+ps_value(a, i) if {
+	i > 0
+	regex.match(`^-[A-Za-z]*[CGgOopqstUu]$`, a[i - 1])
+}
+
+ps_value(a, i) if {
+	i > 0
+	a[i - 1] in {"--sort", "--pid", "--ppid", "--user", "--group", "--tty", "--format", "--cols", "--rows", "--sid", "-N"}
 }

@@ -120,3 +120,12 @@ test_secrets_process_not_when_already_a_secret if {
 	doc := exec_call("cat /proc/1/environ", [cmd(["cat", "/proc/1/environ"])], [p])
 	rules(doc) == {"secrets.access"}
 }
+
+# ps e after UNIX options shows environments too; a value is not an option
+# (red-team sweep, session 5)
+test_secrets_credentials_ps_e_after_unix_options if {
+	"secrets.credentials" in rules(exec_call("ps -ef e", [cmd(["ps", "-ef", "e"])], []))
+	not "secrets.credentials" in rules(exec_call("ps -C sleep", [cmd(["ps", "-C", "sleep"])], []))
+	not "secrets.credentials" in rules(exec_call("ps -u user -f", [cmd(["ps", "-u", "user", "-f"])], []))
+	not "secrets.credentials" in rules(exec_call("ps -o pid,cmd -e", [cmd(["ps", "-o", "pid,cmd", "-e"])], []))
+}

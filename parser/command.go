@@ -2209,6 +2209,48 @@ func (r *run) gitOptions(idx int, sub string, rest []field, st *state, sc scope)
 			}
 		}
 	}
+	// git subcommands whose operands are files, not revisions: they are
+	// read (merge-file without -p also writes its first)
+	fileOperands := func(skipValue map[string]bool) []field {
+		var ops []field
+		for k := 0; k < len(rest); k++ {
+			t := rest[k].text
+			switch {
+			case t == "--":
+			case skipValue[t] && k+1 < len(rest):
+				k++
+			case strings.HasPrefix(t, "-") && t != "-":
+			default:
+				ops = append(ops, rest[k])
+			}
+		}
+		return ops
+	}
+	switch {
+	case sub == "diff" && hasText(rest, "--no-index"):
+		for _, o := range fileOperands(map[string]bool{"-U": true, "--unified": true, "-S": true, "-G": true, "-O": true}) {
+			r.addPath(o, st, "read", idx, "git")
+		}
+	case sub == "merge-file":
+		ops := fileOperands(map[string]bool{"-L": true})
+		for i, o := range ops {
+			acc := "read"
+			if i == 0 && !hasText(rest, "-p") && !hasText(rest, "--stdout") {
+				acc = "write"
+			}
+			r.addPath(o, st, acc, idx, "git")
+		}
+	case sub == "hash-object":
+		for _, o := range fileOperands(map[string]bool{"-t": true, "--path": true}) {
+			r.addPath(o, st, "read", idx, "git")
+		}
+	case sub == "blame" || sub == "annotate":
+		for k, a := range rest {
+			if v, ok := value(k, a.text, "--contents", ""); ok {
+				r.addPath(v, st, "read", idx, "git")
+			}
+		}
+	}
 	switch sub {
 	case "submodule":
 		for k, a := range rest {
@@ -2235,6 +2277,16 @@ func (r *run) gitOptions(idx int, sub string, rest []field, st *state, sc scope)
 		}
 	}
 	return nil
+}
+
+// hasText says whether one of args is exactly t.
+func hasText(args []field, t string) bool {
+	for _, a := range args {
+		if a.text == t {
+			return true
+		}
+	}
+	return false
 }
 
 // goTool handles the go command's options that run programs.

@@ -142,6 +142,9 @@ type run struct {
 	// under one key, the first deleting command's (loopKey; -1 until then)
 	globLoop bool
 	loopKey  int
+	// openVars: variables once assigned what could be any absolute path
+	// (an opaque command's output); "$x/…" is then judged from the root
+	openVars map[string]bool
 	// rootDirs: directories of deleted glob matches, and whether each is
 	// the workspace root through links (inRoot)
 	rootDirs map[string]bool
@@ -752,7 +755,7 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 		for _, it := range items {
 			if it.leadOpen {
 				// for f in $(cat list): f could be any absolute path
-				body.setWild(name)
+				r.markOpen(name)
 			}
 		}
 		if err := r.stmts(c.Do, body, sc); err != nil {
@@ -895,8 +898,11 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 			val, dyn = m, false
 		}
 		_, _, _, wildValue = r.unknownPartsWild(as.Value, st)
-		// x=$(base64 -d …): what x holds could be any absolute path
-		wildValue = wildValue || r.leadOpen(as.Value, st)
+		if r.leadOpen(as.Value, st) {
+			// x=$(base64 -d …): what x holds could be any absolute path
+			// wherever it leads a word
+			r.markOpen(name)
+		}
 	}
 	if wildValue && env == nil {
 		defer st.setWild(name)
@@ -913,6 +919,9 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 			if el.Value != nil {
 				if err := r.substs(el.Value, st, sc); err != nil {
 					return err
+				}
+				if r.leadOpen(el.Value, st) {
+					r.markOpen(name) // a=($(cmd)): ${a[0]} could be any path
 				}
 			}
 		}
@@ -1320,30 +1329,82 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 // assigned such a value is wild (assign), so "$x" is judged as unknown;
 // other unset variables come from the environment, not from the agent.
 func (r *run) leadOpen(w *syntax.Word, st *state) bool {
-	if len(w.Parts) == 0 {
-		return false
-	}
-	first := w.Parts[0]
-	if dq, ok := first.(*syntax.DblQuoted); ok {
-		if len(dq.Parts) == 0 {
+	return r.partsOpen(w.Parts, st)
+}
+
+// partsOpen walks the leading parts of a word that may expand to nothing
+// (unset variables, empty quotes) and says whether the first one that
+// could hold text could hold an absolute path.
+func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
+	e := env{st, r.opts.Home}
+	for _, p := range parts {
+		switch x := p.(type) {
+		case *syntax.DblQuoted:
+			if len(x.Parts) == 0 {
+				continue // "" adds nothing
+			}
+			return r.partsOpen(x.Parts, st)
+		case *syntax.SglQuoted:
+			if x.Value == "" {
+				continue
+			}
+			return false
+		case *syntax.Lit:
+			if x.Value == "" {
+				continue
+			}
+			return false
+		case *syntax.CmdSubst:
+			if _, ok := r.substOutput(x, st); ok {
+				return false
+			}
+			return substKind(x) == "opaque"
+		case *syntax.ParamExp:
+			if x.Param == nil {
+				return true
+			}
+			name := x.Param.Value
+			if r.openVars[name] && !e.Get(name).IsSet() {
+				return true
+			}
+			if x.Exp != nil && x.Exp.Word != nil && (x.Exp.Op == syntax.DefaultUnset || x.Exp.Op == syntax.DefaultUnsetOrNull ||
+				x.Exp.Op == syntax.AlternateUnset || x.Exp.Op == syntax.AlternateUnsetOrNull) {
+				// ${x:-WORD}, ${x:+WORD}: WORD may be what comes out
+				if r.partsOpen(x.Exp.Word.Parts, st) {
+					return true
+				}
+			}
+			if name == "@" || name == "*" || isDigits(name) {
+				return r.openVars[name]
+			}
+			if !e.Get(name).IsSet() {
+				continue // unset: expands to nothing, look further
+			}
+			return false
+		default:
 			return false
 		}
-		first = dq.Parts[0]
-	}
-	if x, ok := first.(*syntax.CmdSubst); ok {
-		if _, ok := r.substOutput(x, st); ok {
-			return false
-		}
-		return !listerSubst(x)
 	}
 	return false
 }
 
-// listerSubst says whether a command substitution is a path lister over
-// relative operands, optionally filtered by line tools, or a PATH lookup.
-func listerSubst(x *syntax.CmdSubst) bool {
+// markOpen records that a variable may hold any absolute path.
+func (r *run) markOpen(name string) {
+	if r.openVars == nil {
+		r.openVars = map[string]bool{}
+	}
+	r.openVars[name] = true
+}
+
+// substKind sorts a command substitution by what its output can be:
+// "lister" (paths below relative operands: find, ls, git ls-files, grep
+// -l, …, optionally filtered by head/tail/sort/uniq/grep; or programs on
+// PATH: which, command -v, type), "value" (text with no slash: date with a
+// slash-free format, id, whoami, git rev-parse --short, wc, …) or "opaque"
+// (anything, an absolute path or ../.. included).
+func substKind(x *syntax.CmdSubst) string {
 	if len(x.Stmts) != 1 || x.Stmts[0].Cmd == nil {
-		return false
+		return "opaque"
 	}
 	var calls []*syntax.CallExpr
 	var flatten func(c syntax.Command) bool
@@ -1360,48 +1421,144 @@ func listerSubst(x *syntax.CmdSubst) bool {
 		}
 		return false
 	}
-	if !flatten(x.Stmts[0].Cmd) || len(calls) == 0 {
-		return false
+	if !flatten(x.Stmts[0].Cmd) || len(calls) == 0 || len(calls[0].Assigns) > 0 {
+		return "opaque"
 	}
 	var args []string
 	for _, a := range calls[0].Args {
-		l, _ := staticText(a)
+		l, ok := staticText(a)
+		if !ok {
+			l = "\x00" // not known: no operand check can pass
+		}
 		args = append(args, l)
 	}
-	if len(args) == 0 || len(calls[0].Assigns) > 0 {
-		return false
+	if len(args) == 0 {
+		return "opaque"
 	}
 	for _, c := range calls[1:] {
 		if len(c.Args) == 0 {
-			return false
+			return "opaque"
 		}
 		switch c.Args[0].Lit() {
 		case "head", "tail", "sort", "uniq", "grep", "egrep", "fgrep":
 		default:
-			return false
+			return "opaque"
 		}
 	}
-	switch name := args[0]; {
-	case name == "which" || name == "command" || name == "type":
-		return true
-	case name == "git":
-		if len(args) < 2 || (args[1] != "ls-files" && args[1] != "diff" && args[1] != "grep" && args[1] != "status") {
-			return false
+	has := func(flags ...string) bool {
+		for _, a := range args[1:] {
+			for _, f := range flags {
+				if a == f || strings.HasPrefix(f, "--") && strings.HasPrefix(a, f+"=") ||
+					len(f) == 2 && f[0] == '-' && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f[1]) >= 0 {
+					return true
+				}
+			}
 		}
-	case name == "go":
-		// go list prints packages (or, with -f, their fields)
-		if len(args) < 2 || args[1] != "list" {
-			return false
-		}
-	case !pathListers[name]:
 		return false
 	}
-	for _, a := range args[1:] {
-		if a == "" || strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || containsDotDot(a) {
-			return false // an operand that is not known, or leads out
+	relative := func(from int) bool {
+		for _, a := range args[from:] {
+			if a == "\x00" || strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || containsDotDot(a) {
+				return false
+			}
+		}
+		return true
+	}
+	noSlash := func() bool {
+		for _, a := range args[1:] {
+			if a == "\x00" || strings.ContainsAny(a, "/") {
+				return false
+			}
+		}
+		return true
+	}
+	name := args[0]
+	switch name {
+	case "which", "command", "type":
+		return "lister"
+	case "date":
+		if noSlash() {
+			return "value"
+		}
+	case "id", "whoami", "hostname", "uname", "nproc", "arch", "wc", "seq", "basename", "expr", "getconf", "pgrep", "pidof", "tty":
+		return "value"
+	case "dirname":
+		if relative(1) || len(args) == 2 && args[1] == "\x00" && len(calls[0].Args) == 2 && dollarZero(calls[0].Args[1]) {
+			return "value" // dirname "$0": bash -c's $0 is "bash", so "."
+		}
+	case "git":
+		if len(args) < 2 {
+			return "opaque"
+		}
+		switch args[1] {
+		case "rev-parse":
+			if !has("--git-dir", "--absolute-git-dir", "--git-common-dir", "--show-toplevel", "--show-superproject-working-tree", "--git-path", "--resolve-git-dir", "--show-cdup", "--show-prefix") {
+				return "value"
+			}
+		case "describe", "rev-list":
+			return "value"
+		case "branch":
+			if has("--show-current") {
+				return "value"
+			}
+		case "ls-files":
+			if !has("--format") && relative(2) {
+				return "lister"
+			}
+		case "diff":
+			if has("--name-only", "--name-status") && relative(2) {
+				return "lister"
+			}
+		case "grep":
+			if has("-l", "--name-only", "--files-with-matches", "-L", "--files-without-match") && relative(2) {
+				return "lister"
+			}
+		case "status":
+			if relative(2) {
+				return "lister"
+			}
+		}
+	case "go":
+		if len(args) >= 2 && args[1] == "list" && !has("-f", "-json") {
+			return "lister"
+		}
+	case "find":
+		if !has("-exec", "-execdir", "-ok", "-okdir", "-printf", "-fprintf", "-fprint", "-fprint0", "-ls", "-fls") && relative(1) {
+			return "lister"
+		}
+	case "grep", "egrep", "fgrep":
+		if has("-l", "-L", "--files-with-matches", "--files-without-match") && relative(1) {
+			return "lister"
+		}
+	case "rg":
+		if has("-l", "--files", "--files-with-matches", "--files-without-match") && relative(1) {
+			return "lister"
+		}
+	case "ag", "ack":
+		if has("-l", "-g", "--files-with-matches") && relative(1) {
+			return "lister"
+		}
+	case "fd", "fdfind", "ls", "tree":
+		if !has("-x", "--exec", "-X", "--exec-batch") && relative(1) {
+			return "lister"
 		}
 	}
-	return true
+	return "opaque"
+}
+
+// dollarZero says whether w is "$0" (quoted or not).
+func dollarZero(w *syntax.Word) bool {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return false
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	return ok && pe.Param != nil && pe.Param.Value == "0" && pe.Exp == nil && pe.Index == nil && !pe.Excl && !pe.Length
 }
 
 // staticText is the text of a word made only of literal and quoted

@@ -570,6 +570,16 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				return nil, err
 			}
 		}
+	case "set":
+		// set -- $(cmd): $1, $@ could be any absolute path
+		for _, a := range args {
+			if a.leadOpen {
+				for _, n := range []string{"@", "*", "1", "2", "3", "4", "5", "6", "7", "8", "9"} {
+					r.markOpen(n)
+				}
+				break
+			}
+		}
 	case "compgen":
 		// compgen -C COMMAND runs it, -F FUNCTION calls it
 		if err := r.commandOption(idx, args, "-C", local, sc); err != nil {

@@ -2982,6 +2982,17 @@ func followsLinksDown(name string, args []field) bool {
 	return false
 }
 
+// pseudoFS says whether p lies in /proc, /sys or /dev, whose links lead
+// anywhere.
+func pseudoFS(p string) bool {
+	for _, d := range []string{"/proc", "/sys", "/dev"} {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // linksBelow adds, for each existing workspace directory command idx uses,
 // the symbolic links below it, with the same access: the command follows
 // them, so a link to ~/.ssh inside the tree is read (or changed) through.
@@ -2992,14 +3003,29 @@ func (r *run) linksBelow(idx int, name string, st *state) {
 		if p.Cmd != idx || p.Glob || !p.Exists || (p.Access != "read" && p.Access != "write" && p.Access != "delete") {
 			continue
 		}
-		if p.Zone != "workspace" && p.Zone != "workspace_root" {
-			continue // elsewhere the rules judge the directory itself
+		fi, err := os.Stat(p.Real)
+		if err != nil || !fi.IsDir() {
+			continue
 		}
-		if fi, err := os.Stat(p.Real); err == nil && fi.IsDir() {
-			uses = append(uses, use{p.Real, p.Access})
+		if p.Zone != "workspace" && p.Zone != "workspace_root" {
+			// outside, the directory is judged as a whole by the rules;
+			// but below /proc, /sys and /dev links lead anywhere (grep -R
+			// x link_to_proc_self reaches /proc/self/root, every file)
+			if pseudoFS(p.Real) {
+				below := strings.TrimSuffix(p.Abs, "/") + "/*"
+				r.addPath(field{text: below, pattern: below, dynamic: true, glob: true}, st, p.Access, idx, name)
+			}
+			continue
+		}
+		uses = append(uses, use{p.Real, p.Access})
+	}
+	operands := false
+	for _, p := range r.facts.Paths {
+		if p.Cmd == idx && p.Access != "cwd" {
+			operands = true
 		}
 	}
-	if len(uses) == 0 && st.cwd != "" && (name == "rg" || name == "ag" || name == "find" || strings.HasSuffix(name, "grep")) {
+	if !operands && st.cwd != "" && (name == "rg" || name == "ag" || name == "find" || strings.HasSuffix(name, "grep")) {
 		// no directory given: they search the working directory
 		if z := r.cls.zone(st.cwd); z == "workspace" || z == "workspace_root" {
 			uses = append(uses, use{st.cwd, "read"})
@@ -3020,7 +3046,21 @@ func (r *run) linksBelow(idx int, name string, st *state) {
 				p := d + "/" + e.Name()
 				switch {
 				case e.Type()&os.ModeSymlink != 0:
-					r.addPath(field{text: p, pattern: p}, st, u.access, idx, name)
+					f := field{text: p, pattern: p}
+					if real, ok, _ := Resolve(p); ok && isDir(real) {
+						// a directory: the command goes on below it
+						r.addPath(f, st, u.access, idx, name)
+						if pseudoFS(real) {
+							r.addPath(field{text: p + "/*", pattern: p + "/*", dynamic: true, glob: true}, st, u.access, idx, name)
+						}
+						continue
+					}
+					// a file: it matters when it is a secret, or not a
+					// plain file one may read (.venv/bin/python -> ~/.pyenv
+					// is read, and harmless)
+					if lp := r.classifyPath(f, st, u.access, idx, name); lp.Sensitive || u.access != "read" || lp.Zone == "unknown" || lp.Zone == "proc_private" || lp.Zone == "device" {
+						r.addPath(f, st, u.access, idx, name)
+					}
 				case e.IsDir() && e.Name() != ".git":
 					// (.git is left out: nothing may write inside it)
 					walk(p)

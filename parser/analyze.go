@@ -301,6 +301,9 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		}
 	}
 	file, err := parseBash(src)
+	if err == nil {
+		r.quotedSubscripts(file)
+	}
 	if err != nil {
 		f.ParseError = &ParseError{Code: CodeSyntax, Message: "bash syntax error: " + err.Error()}
 		return f
@@ -1047,6 +1050,7 @@ func (r *run) nestedIn(script string, st *state, sc scope, ctx string, in stdin)
 	if err != nil {
 		return r.stop(CodeSyntax, "bash syntax error in nested script: %v", err)
 	}
+	r.quotedSubscripts(file)
 	inner := sc
 	inner.depth++
 	inner.ctx = ctx
@@ -1844,6 +1848,56 @@ func wordHasUnquotedGlob(w *syntax.Word) bool {
 }
 
 // arithAssigns forgets variables an arithmetic expression assigns, and
+// quotedSubscripts flags literal text that holds an array subscript with
+// a command substitution ('a[$(cmd)]'): bash runs cmd wherever such text
+// is evaluated as a variable reference - read, printf -v, let, (( )),
+// [[ -v ]], test -v, declare, ${a['…']}, a['…']=1 - and following every
+// such context is not worth the risk; literal text like that has no
+// ordinary use.
+func (r *run) quotedSubscripts(f *syntax.File) {
+	flag := func(text string) {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: text, Cmd: -1})
+	}
+	// quoted code inside a subscript: a['$(cmd)']=1, ${a['$(cmd)']}
+	inIndex := func(idx syntax.ArithmExpr) {
+		if idx == nil {
+			return
+		}
+		syntax.Walk(idx, func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.SglQuoted:
+				if strings.Contains(x.Value, "$(") || strings.Contains(x.Value, "`") {
+					flag(x.Value)
+				}
+			case *syntax.Lit:
+				if strings.Contains(x.Value, "$(") || strings.Contains(x.Value, "`") {
+					flag(x.Value)
+				}
+			}
+			return true
+		})
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.SglQuoted:
+			if subscriptCode(x.Value) {
+				flag(x.Value)
+			}
+		case *syntax.Lit:
+			if subscriptCode(x.Value) {
+				flag(x.Value)
+			}
+		case *syntax.Assign:
+			inIndex(x.Index)
+		case *syntax.ParamExp:
+			inIndex(x.Index)
+		case *syntax.ArrayElem:
+			inIndex(x.Index)
+		}
+		return true
+	})
+}
+
 // subscriptCode says whether a value holds an array subscript with a
 // command substitution in it, which bash runs when the value is evaluated
 // as arithmetic.

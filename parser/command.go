@@ -581,9 +581,19 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 	case "compgen":
-		// compgen -C COMMAND runs it, -F FUNCTION calls it
+		// compgen -C COMMAND runs it, -F FUNCTION calls it, and -W's word
+		// list is expanded (its substitutions run)
 		if err := r.commandOption(idx, args, "-C", local, sc); err != nil {
 			return nil, err
+		}
+		for k, a := range args {
+			if a.text == "-W" && k+1 < len(args) {
+				if args[k+1].dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[k+1].text, Cmd: idx})
+				} else if err := r.nested(": "+args[k+1].text, local, sc, "nested-shell"); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if err := r.commandOption(idx, args, "-F", local, sc); err != nil {
 			return nil, err
@@ -727,6 +737,19 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "split", "gsplit", "csplit", "gcsplit":
 		r.splitOutputs(idx, name, args, local)
+		for k, a := range args {
+			// split --filter=CMD runs CMD for each piece
+			v, ok := strings.CutPrefix(a.text, "--filter=")
+			f := field{text: v, pattern: v, dynamic: a.dynamic}
+			if !ok && a.text == "--filter" && k+1 < len(args) {
+				f, ok = args[k+1], true
+			}
+			if ok {
+				if err := r.scriptArg(idx, f, local, sc); err != nil {
+					return nil, err
+				}
+			}
+		}
 	case "cp":
 		defer r.cpLinks(args, local) // after cp's own paths: they are not through the new link
 	case "zip":
@@ -2668,6 +2691,8 @@ func (r *run) splitOutputs(idx int, name string, args []field, st *state) {
 			k++
 		case strings.HasPrefix(t, "--additional-suffix="):
 			suffix = t[len("--additional-suffix="):]
+		case strings.HasPrefix(t, "--suffix-format="):
+			suffix = suffixFormat(t[len("--suffix-format="):])
 		case strings.HasPrefix(t, "--"):
 			if !strings.Contains(t, "=") && (t == "--bytes" || t == "--lines" || t == "--line-bytes" || t == "--number" || t == "--suffix-length" || t == "--suffix-format" || t == "--digits" || t == "--filter" || t == "--separator" || t == "--additional-suffix") && k+1 < len(args) {
 				if t == "--additional-suffix" {
@@ -2689,6 +2714,9 @@ func (r *run) splitOutputs(idx int, name string, args []field, st *state) {
 				if isC && t[j] == 'f' {
 					prefix = vf
 				}
+				if isC && t[j] == 'b' {
+					suffix = suffixFormat(vf.text)
+				}
 				break
 			}
 		default:
@@ -2700,6 +2728,30 @@ func (r *run) splitOutputs(idx int, name string, args []field, st *state) {
 	}
 	out := field{text: prefix.text + "*" + suffix, pattern: prefix.pattern + "*" + suffix, glob: true, dynamic: true}
 	r.addPath(out, st, "write", idx, name)
+}
+
+// suffixFormat turns csplit's printf-style suffix into a pattern (each
+// conversion a "*"); a slash in it makes the files land elsewhere.
+func suffixFormat(f string) string {
+	var b strings.Builder
+	for i := 0; i < len(f); i++ {
+		if f[i] == '%' && i+1 < len(f) {
+			if f[i+1] == '%' {
+				b.WriteByte('%')
+				i++
+				continue
+			}
+			j := i + 1
+			for j < len(f) && strings.IndexByte("0123456789.-+ #'", f[j]) >= 0 {
+				j++
+			}
+			b.WriteByte('*')
+			i = j
+			continue
+		}
+		b.WriteByte(f[i])
+	}
+	return b.String()
 }
 
 // commandOption analyses the value of option opt (-C CMD, or -CCMD) of a
@@ -2717,6 +2769,17 @@ func (r *run) commandOption(idx int, args []field, opt string, st *state, sc sco
 			k++
 		case strings.HasPrefix(a.text, opt) && len(a.text) > len(opt):
 			v = field{text: a.text[len(opt):], pattern: a.pattern[min(len(opt), len(a.pattern)):], dynamic: a.dynamic}
+		case len(a.text) > 2 && a.text[0] == '-' && a.text[1] != '-' && strings.IndexByte(a.text[1:], opt[1]) >= 0:
+			// bundled: -tC CMD, -tCCMD
+			i := strings.IndexByte(a.text[1:], opt[1]) + 2
+			if i < len(a.text) {
+				v = field{text: a.text[i:], pattern: a.text[i:], dynamic: a.dynamic}
+			} else if k+1 < len(args) {
+				v = args[k+1]
+				k++
+			} else {
+				continue
+			}
 		default:
 			continue
 		}

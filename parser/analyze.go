@@ -289,7 +289,7 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		return f
 	}
 	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f}
-	defer func() { r.cls.protect(f.Paths) }()
+	defer func() { r.cls.protect(f.Paths, f.Commands) }()
 	st := &state{cwd: opts.Workspace, cwdReal: opts.Workspace != "", vars: map[string]string{}}
 	if opts.WorkingDir != "" {
 		wd := r.word(opts.WorkingDir)

@@ -735,6 +735,24 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
 			}
 		}
+	case "unzip":
+		// without -d (or -l/-t/-p/-Z/-v, which extract nothing) the
+		// archive lands in the working directory
+		extracts, dest := true, false
+		for _, a := range args {
+			t := a.text
+			if len(t) > 1 && t[0] == '-' && t[1] != '-' {
+				if strings.ContainsAny(t[1:], "ltpZvz") {
+					extracts = false
+				}
+				if strings.ContainsRune(t[1:], 'd') {
+					dest = true
+				}
+			}
+		}
+		if extracts && !dest {
+			r.addPath(field{text: ".", pattern: "."}, local, "write", idx, name)
+		}
 	case "split", "gsplit", "csplit", "gcsplit":
 		r.splitOutputs(idx, name, args, local)
 		for k, a := range args {

@@ -29,7 +29,7 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 		}
 	}()
 	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f}
-	defer func() { r.cls.protect(f.Paths) }()
+	defer func() { r.cls.protect(f.Paths, f.Commands) }()
 	st := &state{cwd: opts.Workspace, vars: map[string]string{}}
 	for _, p := range args {
 		switch {

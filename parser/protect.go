@@ -57,7 +57,7 @@ func within(p, dir string) bool {
 // for secret entries; a write counts on the file itself, inside it, or into
 // an existing directory above it (what lands there can replace it); a
 // delete also on any directory above it.
-func (c *classifier) protect(paths []Path) {
+func (c *classifier) protect(paths []Path, cmds []Command) {
 	if len(c.protected) == 0 {
 		return
 	}
@@ -66,12 +66,32 @@ func (c *classifier) protect(paths []Path) {
 		if !strings.HasPrefix(p.Real, "/") {
 			continue // where it leads is unknown, and denied as such
 		}
+		hard := p.Cmd >= 0 && p.Cmd < len(cmds) && hardLinks(cmds[p.Cmd])
 		for _, e := range c.protected {
-			if kind := e.match(p); kind != "" && (p.Protected == "" || kind == "secret") {
+			kind := e.match(p)
+			if kind == "" && hard && !e.secret && e.covers(p.Real) {
+				// a hard link to it is a second name to change it by
+				kind = "file"
+			}
+			if kind != "" && (p.Protected == "" || kind == "secret") {
 				p.Protected = kind
 			}
 		}
 	}
+}
+
+// hardLinks says whether a command makes hard links to its sources: ln
+// without -s, link, cp -l/--link.
+func hardLinks(c Command) bool {
+	switch c.Name {
+	case "link":
+		return true
+	case "ln":
+		return !c.Flags["s"] && !c.Flags["--symbolic"]
+	case "cp":
+		return c.Flags["l"] || c.Flags["--link"]
+	}
+	return false
 }
 
 // match says how path p meets entry e: "secret", "file" or "".

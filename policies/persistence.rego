@@ -278,3 +278,20 @@ deny contains {"rule": "persist.service", "message": "loginctl enable-linger kee
 	c.name == "loginctl"
 	"enable-linger" in args(c)
 }
+
+# The agent's own settings: Claude Code reads its hooks (toolgate among
+# them) and permission rules from .claude/settings.json and
+# .claude/settings.local.json, in the project and in the home directory.
+# An agent that rewrites them can switch its guard off.
+deny contains {"rule": "persist.agent_config", "message": sprintf("%s changes %s, the agent's own settings (its hooks and permissions); those are the user's to change", [who(p), p.raw])} if {
+	input.present.writes
+	some p in paths
+	p.access in {"write", "delete"}
+	agent_settings(p.real)
+}
+
+agent_settings(r) if endswith(r, "/.claude/settings.json")
+
+agent_settings(r) if endswith(r, "/.claude/settings.local.json")
+
+agent_settings(r) if endswith(r, "/.claude")

@@ -356,3 +356,21 @@ test_persist_history_not_for_reading_history_or_other_settings if {
 	rules(doc) == set()
 	verdict(doc) == "allow"
 }
+
+# ---- persist.agent_config (red-team round 3, session 5) ----
+
+test_persist_agent_config_settings_written if {
+	every rel in [".claude/settings.json", ".claude/settings.local.json"] {
+		p := wpath(rel, "write", 0, "tee")
+		"persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
+	}
+	d := wpath(".claude", "delete", 0, "rm")
+	"persist.agent_config" in rules(exec_call("rm -rf .claude", [cmd(["rm", "-rf", ".claude"])], [d]))
+}
+
+test_persist_agent_config_not_for_other_claude_files if {
+	p := wpath(".claude/commands/review.md", "write", 0, "tee")
+	not "persist.agent_config" in rules(exec_call("tee .claude/commands/review.md", [cmd(["tee", ".claude/commands/review.md"])], [p]))
+	r := wpath(".claude/settings.json", "read", 0, "cat")
+	not "persist.agent_config" in rules(exec_call("cat .claude/settings.json", [cmd(["cat", ".claude/settings.json"])], [r]))
+}

@@ -771,7 +771,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "cp":
 		defer r.cpLinks(args, local) // after cp's own paths: they are not through the new link
 	case "zip":
-		r.zipMove(idx, args, local)
+		r.zipMove(idx, args, local, in)
 		for k, a := range args {
 			if (a.text == "-TT" || a.text == "--unzip-command") && k+1 < len(args) {
 				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
@@ -1767,6 +1767,19 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 // tar: the archive is written when creating and read otherwise; members are
 // read when creating and written (under -C) when extracting.
 func (r *run) tar(idx int, args []field, st *state, sc scope) error {
+	// TAR_OPTIONS (for this command, or exported) is read before the
+	// command line
+	opts, ok := r.facts.Commands[idx].Env["TAR_OPTIONS"]
+	if !ok {
+		opts, ok = st.vars["TAR_OPTIONS"]
+	}
+	if ok {
+		var pre []field
+		for _, o := range strings.Fields(opts) {
+			pre = append(pre, field{text: o, pattern: o})
+		}
+		args = append(pre, args...)
+	}
 	mode := ""
 	absolute, removes := false, false
 	var archive *field
@@ -1804,6 +1817,11 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				absolute = true
 			case "--remove-files":
 				removes = true
+			default:
+				// GNU tar takes unambiguous abbreviations of long options
+				if len(key) >= 5 && strings.HasPrefix("--remove-files", key) {
+					removes = true
+				}
 			case "--one-top-level":
 				if eq {
 					r.addPath(field{text: val, pattern: val}, st, "write", idx, "tar")
@@ -2616,14 +2634,16 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 
 // zipMove: zip -m/--move deletes the files it put in the archive (the
 // operands after the archive's name).
-func (r *run) zipMove(idx int, args []field, st *state) {
-	move := false
+func (r *run) zipMove(idx int, args []field, st *state, in stdin) {
+	move, names := false, false
 	var operands []field
 	for k := 0; k < len(args); k++ {
 		t := args[k].text
 		switch {
 		case t == "--move":
 			move = true
+		case t == "-@" || t == "--names-stdin":
+			names = true
 		case strings.HasPrefix(t, "--"):
 		case len(t) > 1 && t[0] == '-' && !args[k].dynamic:
 			if strings.ContainsRune(t[1:], 'm') {
@@ -2636,7 +2656,17 @@ func (r *run) zipMove(idx int, args []field, st *state) {
 			operands = append(operands, args[k])
 		}
 	}
-	if !move || len(operands) < 2 {
+	if !move {
+		return
+	}
+	if names {
+		// zip -m -@: the names come from stdin (ls | zip -rm x.zip -@)
+		items, _ := r.inputItems(in, true)
+		for _, it := range items {
+			r.addPath(it, st, "delete", idx, "zip")
+		}
+	}
+	if len(operands) < 2 {
 		return
 	}
 	for _, o := range operands[1:] {

@@ -96,8 +96,9 @@ deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every pro
 	c.name == "kill"
 	a := args(c)
 	some i, x in a
-	x in {"-1", "1"} # every process, or init
+	regex.match(`^-?0*1$|^0+$`, x) # every process (-1, -01), init, or the caller's whole group (0)
 	i > 0 # "-1" first is a signal number
+	not a[i - 1] in {"-s", "-n", "--signal"} # not a signal given by number
 }
 
 deny contains {"rule": "destroy.kill_all", "message": "kill 1 signals init, which takes the machine down; kill specific process ids instead"} if {
@@ -119,6 +120,14 @@ killall_user(c) if short_flag(c, "u")
 killall_user(c) if short_flag(c, "v") # pkill -v: every process not matching
 
 killall_user(c) if long_flag(c, "--user")
+
+killall_user(c) if short_flag(c, "U") # real user id
+
+killall_user(c) if long_flag(c, "--uid")
+
+killall_user(c) if long_flag(c, "--euid")
+
+killall_user(c) if long_flag(c, "--inverse")
 
 # A pattern that matches any process name (., .*, ^, an empty one) kills
 # everything the user runs; so does pkill -P 1 (every child of init).
@@ -157,6 +166,24 @@ deny contains {"rule": "destroy.kill_all", "message": "kill fed by ps signals ev
 	c.stdin_from == "ps"
 }
 
+deny contains {"rule": "destroy.kill_all", "message": "kill of what ps prints signals every process it lists; kill specific process ids instead"} if {
+	input.present.names.kill
+	input.present.names.ps
+	some c in commands
+	c.name == "kill"
+	c.dynamic
+	some p in commands
+	p.name == "ps"
+	p.context == "subst"
+}
+
+deny contains {"rule": "destroy.kill_all", "message": sprintf("loginctl %s ends every process of a user or session; kill specific process ids instead", [subcommand(c)])} if {
+	input.present.names.loginctl
+	some c in commands
+	c.name == "loginctl"
+	subcommand(c) in {"kill-user", "kill-session", "terminate-user", "terminate-session", "terminate-seat"}
+}
+
 # kill_patterns are the pattern operands of pkill/pgrep, and of killall
 # when it takes regular expressions (-r).
 kill_value_opts := {"-P", "-u", "-U", "-g", "-G", "-s", "-t", "--signal", "--parent", "--euid", "--uid", "--group", "--session", "--terminal", "--pgroup", "-o", "-y", "--older-than", "--younger-than"}
@@ -188,9 +215,18 @@ killall_regex(c) if short_flag(c, "r")
 
 killall_regex(c) if long_flag(c, "--regexp")
 
+killall_regex(c) if long_flag(c, "--regex") # getopt takes the abbreviation
+
 matches_any_process(pat) if {
-	every name in ["init", "bash", "sshd", "x9", "Zz_"] {
+	every name in ["init", "bash", "sshd", "systemd-journald", "python3", "Xorg_11"] {
 		regex.match(pat, name)
+	}
+}
+
+# with -f the pattern is matched against whole command lines
+matches_any_process(pat) if {
+	every line in ["/sbin/init splash", "/usr/sbin/sshd -D", "/usr/bin/python3 app.py", "/bin/bash"] {
+		regex.match(pat, line)
 	}
 }
 

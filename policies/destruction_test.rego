@@ -293,3 +293,18 @@ test_destroy_kill_all_not_for_named_processes if {
 		not "destroy.kill_all" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
 	}
 }
+
+test_destroy_kill_all_more_spellings if {
+	every argv in [["pkill", "..."], ["pkill", "-f", "/"], ["killall", "--regex", "."], ["pkill", "-U", "1000"], ["pkill", "--euid", "1000"], ["pkill", "--inverse", "foo"], ["kill", "-9", "-01"], ["kill", "-9", "0"]] {
+		"destroy.kill_all" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
+	}
+	doc := exec_call("kill -9 $(ps -eo pid=)", [object.union(cmd(["ps", "-eo", "pid="]), {"context": "subst"}), object.union(cmd(["kill", "-9", "$(ps -eo pid=)"]), {"dynamic": true})], [])
+	"destroy.kill_all" in rules(doc)
+	"destroy.kill_all" in rules(exec_call("loginctl kill-user me", [object.union(cmd(["loginctl", "kill-user", "me"]), {"subcommand": "kill-user"})], []))
+}
+
+test_destroy_kill_all_signal_numbers_are_not_targets if {
+	every argv in [["kill", "-s", "1", "4242"], ["kill", "-n", "1", "4242"], ["kill", "-1", "4242"], ["pkill", "-f", "node server.js"]] {
+		not "destroy.kill_all" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
+	}
+}

@@ -532,7 +532,14 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	args := argv[1:]
 	if followsLinksDown(name, args) {
 		// after the command's own paths: the links below its directories
-		defer r.linksBelow(idx, name, local)
+		// (zip -R matches its patterns below the cwd)
+		patterns := false
+		for _, a := range args {
+			if a.text == "--recurse-patterns" || len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-' && strings.ContainsRune(a.text, 'R') {
+				patterns = name == "zip"
+			}
+		}
+		defer r.linksBelow(idx, name, local, patterns)
 	}
 	switch {
 	case r.a.shells[name]:
@@ -3060,7 +3067,8 @@ func followsLinksDown(name string, args []field) bool {
 				return false
 			}
 			for _, l := range long {
-				if t == l {
+				// getopt takes an unambiguous abbreviation (--deref)
+				if k, _, _ := strings.Cut(t, "="); k == l || strings.HasPrefix(l, "--") && len(k) >= 6 && strings.HasPrefix(l, k) {
 					return true
 				}
 			}
@@ -3082,11 +3090,17 @@ func followsLinksDown(name string, args []field) bool {
 	case "cp":
 		return has('L', "--dereference")
 	case "tar", "bsdtar":
-		return has('h', "--dereference")
+		// old-style bundles need no dash: tar chf out.tar .
+		old := len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && strings.ContainsRune(args[0].text, 'h') && !strings.ContainsAny(args[0].text, "/.")
+		return old || has('h', "--dereference")
 	case "rsync":
-		return has('L', "--copy-links") || has(0, "--copy-unsafe-links")
+		return has('L', "--copy-links", "--copy-unsafe-links", "--copy-dirlinks") || has('k')
 	case "zip":
-		return has('r', "--recurse-paths") && !has('y', "--symlinks")
+		return (has('r', "--recurse-paths") || has('R', "--recurse-patterns")) && !has('y', "--symlinks")
+	case "diff":
+		return has('r', "--recursive") && !has(0, "--no-dereference") // diff -r follows links
+	case "scp":
+		return has('r') // scp -r follows links
 	case "chmod", "chown", "chgrp":
 		return has('R', "--recursive") && has('L')
 	}
@@ -3107,7 +3121,7 @@ func pseudoFS(p string) bool {
 // linksBelow adds, for each existing workspace directory command idx uses,
 // the symbolic links below it, with the same access: the command follows
 // them, so a link to ~/.ssh inside the tree is read (or changed) through.
-func (r *run) linksBelow(idx int, name string, st *state) {
+func (r *run) linksBelow(idx int, name string, st *state, cwdToo bool) {
 	type use struct{ dir, access string }
 	var uses []use
 	for _, p := range r.facts.Paths {
@@ -3136,7 +3150,7 @@ func (r *run) linksBelow(idx int, name string, st *state) {
 			operands = true
 		}
 	}
-	if !operands && st.cwd != "" && (name == "rg" || name == "ag" || name == "find" || strings.HasSuffix(name, "grep")) {
+	if (!operands && (name == "rg" || name == "ag" || name == "find" || strings.HasSuffix(name, "grep")) || cwdToo) && st.cwd != "" {
 		// no directory given: they search the working directory
 		if z := r.cls.zone(st.cwd); z == "workspace" || z == "workspace_root" {
 			uses = append(uses, use{st.cwd, "read"})

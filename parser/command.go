@@ -1858,6 +1858,9 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				}
 			case "--files-from", "--exclude-from":
 				r.addPath(field{text: val, pattern: val}, st, "read", idx, "tar")
+				if key == "--files-from" {
+					members = append(members, unknownItem) // names read from it
+				}
 			}
 		case strings.HasPrefix(t, "-") && len(t) > 1, k == 0 && !strings.Contains(t, "/") && !strings.Contains(t, "."):
 			// bundled options: "czf", "-xvf", "-C dir"
@@ -1890,6 +1893,9 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 						}
 					case 'X', 'T':
 						r.addPath(v, st, "read", idx, "tar")
+						if ch == 'T' {
+							members = append(members, unknownItem) // names read from it
+						}
 					}
 					if t[0] == '-' {
 						break
@@ -2248,7 +2254,8 @@ func (r *run) gitOptions(idx int, sub string, rest []field, st *state, sc scope)
 		}
 		for _, o := range []struct{ long, short, access string }{
 			{"--prefix", "", "write"}, {"--directory", "", "write"}, {"--file", "-F", "read"}, {"--add-file", "", "read"},
-			{"--output-directory", "", "write"}, {"--template", "", "read"},
+			{"--output-directory", "", "write"}, {"--template", "", "read"}, {"--signature-file", "", "read"},
+			{"--cover-letter-file", "", "read"}, {"--description-file", "", "read"},
 		} {
 			if sub == "clone" && o.long == "--template" {
 				continue
@@ -2597,7 +2604,7 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 	}
 }
 
-var unknownItem = field{text: "{input}", pattern: "*", dynamic: true, subst: true}
+var unknownItem = field{text: "{input}", pattern: "*", dynamic: true, subst: true, leadOpen: true}
 
 // inputItems is what a command reading its stdin as a list gets: literal
 // input split into words (or lines), paths below a path-listing producer's
@@ -2663,15 +2670,20 @@ func (r *run) zipMove(idx int, args []field, st *state, in stdin) {
 			operands = append(operands, args[k])
 		}
 	}
-	if !move {
-		return
-	}
 	if names {
-		// zip -m -@: the names come from stdin (ls | zip -rm x.zip -@)
+		// zip -@: the names come from stdin (ls | zip -rm x.zip -@); with
+		// -m they are deleted afterwards
+		acc := "read"
+		if move {
+			acc = "delete"
+		}
 		items, _ := r.inputItems(in, true)
 		for _, it := range items {
-			r.addPath(it, st, "delete", idx, "zip")
+			r.addPath(it, st, acc, idx, "zip")
 		}
+	}
+	if !move {
+		return
 	}
 	if len(operands) < 2 {
 		return

@@ -2663,8 +2663,11 @@ func (r *run) zipMove(idx int, args []field, st *state, in stdin) {
 			if strings.ContainsRune(t[1:], 'm') {
 				move = true
 			}
-			if strings.ContainsAny(t[1:], "xibnt") && k+1 < len(args) && strings.IndexAny(t[len(t)-1:], "xibnt") == 0 {
-				k++ // the option's value
+			if strings.ContainsRune(t[1:], '@') {
+				names = true // -rm@: names from stdin, in a bundle
+			}
+			if strings.IndexByte("xibnt", t[len(t)-1]) >= 0 && k+1 < len(args) {
+				k++ // the value of the bundle's last option
 			}
 		default:
 			operands = append(operands, args[k])

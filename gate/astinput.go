@@ -139,6 +139,9 @@ func inputValue(in *Input) (ast.Value, error) {
 		if p.Protected != "" {
 			items = append(items, item("protected", str(p.Protected)))
 		}
+		if p.Tree {
+			items = append(items, item("tree", boolean(true)))
+		}
 		paths[i] = ast.ObjectTerm(items...)
 	}
 	dyn := make([]*ast.Term, len(f.Dynamic))

@@ -336,7 +336,8 @@ func (g *Gate) input(c Call, args map[string]any) (*Input, error) {
 	case "write_file", "edit_file":
 		in.Facts = g.an.Paths([]parser.PathArg{{Raw: str("path"), Access: "write"}}, opts)
 	case "search":
-		pa := []parser.PathArg{{Raw: orDot(str("path")), Access: "read"}}
+		// without a file filter it reads every file below path
+		pa := []parser.PathArg{{Raw: orDot(str("path")), Access: "read", Tree: str("glob") == ""}}
 		if gl := str("glob"); gl != "" {
 			// the file filter, as the search tool applies it: a base-name
 			// pattern at any depth below path, or (with a "/") a pattern

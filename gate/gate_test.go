@@ -169,6 +169,36 @@ func TestFileTools(t *testing.T) {
 	}
 }
 
+// TestSearchToolOverSecrets: the search tool reads every file below its
+// path, hidden ones too; in a workspace that holds the home, "." holds
+// ~/.ssh and the search is denied, a subdirectory without secrets is not.
+func TestSearchToolOverSecrets(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("k"), 0o600)
+	os.MkdirAll(filepath.Join(home, "src"), 0o755)
+	g := newGate(t, gate.Options{Workspace: home, Home: home})
+	for line, want := range map[string]string{
+		`{"name":"search","arguments":{"pattern":"k"}}`:                     "deny",
+		`{"name":"search","arguments":{"pattern":"k","path":"."}}`:          "deny",
+		`{"name":"search","arguments":{"pattern":"k","path":"src"}}`:        "allow",
+		`{"name":"list_dir","arguments":{"path":"."}}`:                      "allow",
+		`{"name":"exec","arguments":{"command":"grep -r k ."}}`:             "deny",
+		`{"name":"exec","arguments":{"command":"rg k"}}`:                    "allow",
+		`{"name":"exec","arguments":{"command":"tar czf /tmp/home.tgz ."}}`: "deny",
+		`{"name":"exec","arguments":{"command":"grep -r k src"}}`:           "allow",
+	} {
+		rs := g.DecideLine(context.Background(), []byte(line), 1)
+		if len(rs) != 1 || rs[0].Decision != want {
+			t.Errorf("%s: got %+v, want %s", line, rs, want)
+			continue
+		}
+		if want == "deny" && (len(rs[0].Reasons) == 0 || rs[0].Reasons[0].Rule != "secrets.access") {
+			t.Errorf("%s: reasons %+v", line, rs[0].Reasons)
+		}
+	}
+}
+
 // TestPolicyTestsPass runs the embedded Rego unit tests from go test.
 func TestPolicyTestsPass(t *testing.T) {
 	p, err := gate.LoadPolicy(nil, nil)

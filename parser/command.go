@@ -541,6 +541,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 		defer r.linksBelow(idx, name, local, patterns)
 	}
+	if tree, hidden := readsTree(name, args); tree {
+		// after the command's own paths: what lies below its directories
+		defer r.treeReads(idx, name, local, hidden)
+	}
 	switch {
 	case r.a.shells[name]:
 		return nil, r.shell(idx, name, args, local, sc, in)
@@ -3067,32 +3071,12 @@ func valueField(a field, key, v string) field {
 	return field{text: v, pattern: strings.TrimPrefix(a.pattern, key), dynamic: a.dynamic, subst: a.subst, wild: a.wild, glob: a.glob}
 }
 
-// cpLinks: cp -s makes symbolic links to its sources, and cp -d/-P/-a
-// copies symbolic links as links; later paths through the new link resolve
-// to where it points, as for ln -s.
 // followsLinksDown says whether a command walks the directories it is given
 // and follows the symbolic links it meets there: grep -R, rg -L, ag -f,
 // find -L/-follow, cp -L, tar -h, rsync -L, zip -r (unless -y),
 // chmod/chown/chgrp -R -L.
 func followsLinksDown(name string, args []field) bool {
-	has := func(short byte, long ...string) bool {
-		for _, a := range args {
-			t := a.text
-			if t == "--" {
-				return false
-			}
-			for _, l := range long {
-				// getopt takes an unambiguous abbreviation (--deref)
-				if k, _, _ := strings.Cut(t, "="); k == l || strings.HasPrefix(l, "--") && len(k) >= 6 && strings.HasPrefix(l, k) {
-					return true
-				}
-			}
-			if short != 0 && len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t[1:], short) >= 0 {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(short byte, long ...string) bool { return hasOpt(args, short, long...) }
 	switch name {
 	case "grep", "egrep", "fgrep":
 		return has('R', "--dereference-recursive")
@@ -3216,6 +3200,9 @@ func (r *run) linksBelow(idx int, name string, st *state, cwdToo bool) {
 	}
 }
 
+// cpLinks: cp -s makes symbolic links to its sources, and cp -d/-P/-a
+// copies symbolic links as links; later paths through the new link resolve
+// to where it points, as for ln -s.
 func (r *run) cpLinks(args []field, st *state) {
 	makes, keeps := false, false
 	var ops []field

@@ -71,6 +71,10 @@ type Path struct {
 	// "upload" (sent to a remote host).
 	Role string `json:"role,omitempty"`
 	Cmd  int    `json:"cmd"` // index into Commands, -1 when not tied to a command
+	// Tree is set on an existing directory the command reads whole, every
+	// file below it (grep -r, rg, tar c, zip -r, cp -r, rsync -r, the search
+	// tool); Sensitive then says whether a secret lies below it.
+	Tree bool `json:"tree,omitempty"`
 	// Protected is set when the path names, holds or could match one of
 	// toolgate's own files: "file" (the policy, its data, the audit log,
 	// the toolgate binary: changing or deleting it), "secret" (the audit

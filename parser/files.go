@@ -16,6 +16,9 @@ type PathArg struct {
 	Raw    string
 	Access string // read | write | delete
 	Glob   bool   // a glob pattern: judged by its literal prefix
+	// Tree: the tool reads every file below the path when it is a
+	// directory, hidden ones too (the search tool without a file filter).
+	Tree bool
 }
 
 // Paths normalizes and classifies the paths of a file tool call. Unlike
@@ -42,6 +45,12 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 		}
 		fl := field{text: p.Raw, pattern: p.Raw, glob: p.Glob && hasGlobMeta(p.Raw)}
 		r.addPath(fl, st, p.Access, -1, "")
+		if q := &f.Paths[len(f.Paths)-1]; p.Tree && q.Exists && !q.Glob && isDir(q.Real) {
+			q.Tree = true
+			if m, ok := r.cls.holdsSecret(q.Real, true); ok && !q.Sensitive {
+				q.Sensitive, q.SensitiveMatch = true, m
+			}
+		}
 		if p.Glob {
 			// every match counts, with symlinks resolved; an alternative
 			// that names a place outside the workspace is judged as that

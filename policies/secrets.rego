@@ -2,11 +2,17 @@
 # however the path is spelled (symlinks, globs, variables are resolved first).
 package toolgate
 
-deny contains {"rule": "secrets.access", "message": sprintf("%s touches %s, which holds secrets (%s); never read or copy credentials — ask the user to provide what you need", [who(p), p.raw, object.get(p, "sensitive_match", "sensitive path")])} if {
+deny contains {"rule": "secrets.access", "message": secret_message(p)} if {
 	input.present.sensitive
 	some p in paths
 	p.sensitive
 }
+
+# A directory read whole (grep -r, tar c, cp -r, the search tool: p.tree)
+# is sensitive when a secret lies below it.
+secret_message(p) := sprintf("%s reads every file below %s, and secrets lie there (%s); name a narrower directory that leaves them out — never read or copy credentials", [who(p), p.raw, object.get(p, "sensitive_match", "sensitive path")]) if {
+	p.tree
+} else := sprintf("%s touches %s, which holds secrets (%s); never read or copy credentials — ask the user to provide what you need", [who(p), p.raw, object.get(p, "sensitive_match", "sensitive path")])
 
 deny contains {"rule": "secrets.process", "message": sprintf("%s reads %s, another process's private state; only /proc/self status files are readable", [who(p), p.raw])} if {
 	input.present.zones.proc_private

@@ -19,6 +19,24 @@ test_secrets_access_message_names_the_match if {
 	startswith(m, "cp touches ~/.aws/credentials")
 }
 
+test_secrets_access_tree_read_names_the_directory if {
+	# grep -r token . in a workspace that holds the home: ~/.ssh lies below "."
+	p := object.union(secret(cpath(".", "/home/user", "workspace_root", "read", 0, "grep"), "~/.ssh"), {"tree": true})
+	doc := exec_call("grep -r token .", [cmd(["grep", "-r", "token", "."])], [p])
+	verdict(doc) == "deny"
+	some m in messages(doc, "secrets.access")
+	startswith(m, "grep reads every file below .,")
+	contains(m, "(~/.ssh)")
+	contains(m, "narrower directory")
+}
+
+test_secrets_access_tree_without_secrets_allowed if {
+	p := object.union(cpath("src", "/ws/src", "workspace", "read", 0, "grep"), {"tree": true})
+	doc := exec_call("grep -r token src", [cmd(["grep", "-r", "token", "src"])], [p])
+	not "secrets.access" in rules(doc)
+	verdict(doc) == "allow"
+}
+
 test_secrets_access_through_a_workspace_symlink if {
 	# link_etc -> /etc: link_etc/shadow resolves to /etc/shadow
 	p := secret(cpath("link_etc/shadow", "/etc/shadow", "system", "read", 0, "cat"), "/etc/shadow")

@@ -1,0 +1,232 @@
+package parser
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Recursive reads. A command that reads every file below a directory
+// (grep -r, rg, tar c, zip -r, cp -r …) reads the secrets that lie below it
+// as surely as cat would read them one by one: grep -r x . in a workspace
+// holding the home reads ~/.ssh/id_rsa, grep -r x /etc as root reads
+// /etc/shadow. Such directories are marked Path.Tree, and Sensitive when a
+// sensitive entry the caller could read lies below.
+
+// hasOpt reports whether args hold the short option letter (alone or in a
+// cluster) or one of the long options (with or without =VALUE, or an
+// unambiguous abbreviation of at least six characters, as getopt takes
+// them) before any "--". A short letter of 0 matches none.
+func hasOpt(args []field, short byte, long ...string) bool {
+	for _, a := range args {
+		t := a.text
+		if t == "--" {
+			return false
+		}
+		for _, l := range long {
+			if k, _, _ := strings.Cut(t, "="); k == l || strings.HasPrefix(l, "--") && len(k) >= 6 && strings.HasPrefix(l, k) {
+				return true
+			}
+		}
+		if short != 0 && len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t[1:], short) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// shortCount counts a short option letter over the clusters before "--"
+// (rg -uu, rg -u -u).
+func shortCount(args []field, short byte) int {
+	n := 0
+	for _, a := range args {
+		t := a.text
+		if t == "--" {
+			break
+		}
+		if len(t) > 1 && t[0] == '-' && t[1] != '-' {
+			n += strings.Count(t[1:], string(short))
+		}
+	}
+	return n
+}
+
+// readsTree says whether a command reads the contents of every file below
+// the directories among its read operands, and whether hidden entries
+// (a name starting with ".") are read too. Commands that only list names
+// (ls -R, find, du, tree) are not tree readers: names are not secrets.
+func readsTree(name string, args []field) (tree, hidden bool) {
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep":
+		for _, a := range args {
+			if a.text == "--" {
+				break
+			}
+			if a.text == "--directories=recurse" || a.text == "recurse" {
+				return true, true // -d recurse, --directories recurse
+			}
+		}
+		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'R', "--dereference-recursive"), true
+	case "rg":
+		// ripgrep skips hidden entries unless told: --hidden, -., -uu
+		return true, hasOpt(args, '.', "--hidden") || shortCount(args, 'u') >= 2 || strings.Count(strings.Join(texts(args), " "), "--unrestricted") >= 2
+	case "ag":
+		return true, hasOpt(args, 'u', "--hidden", "--unrestricted")
+	case "ack", "ack-grep":
+		return !hasOpt(args, 'n', "--no-recurse"), true
+	case "tar", "bsdtar":
+		if hasOpt(args, 0, "--no-recursion") {
+			return false, false
+		}
+		old := len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && strings.ContainsAny(args[0].text, "cru") && !strings.ContainsAny(args[0].text, "/.")
+		return old || hasOpt(args, 'c', "--create") || hasOpt(args, 'r', "--append") || hasOpt(args, 'u', "--update"), true
+	case "zip":
+		return hasOpt(args, 'r', "--recurse-paths") || hasOpt(args, 'R', "--recurse-patterns"), true
+	case "7z", "7za", "7zr":
+		return len(args) > 0 && (args[0].text == "a" || args[0].text == "u"), true
+	case "cp":
+		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'R') || hasOpt(args, 'a', "--archive"), true
+	case "rsync":
+		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'a', "--archive"), true
+	case "scp":
+		return hasOpt(args, 'r'), true
+	case "diff":
+		return hasOpt(args, 'r', "--recursive"), true
+	}
+	return false, false
+}
+
+func texts(fs []field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.text
+	}
+	return out
+}
+
+// searchesCwd: the tree readers that search the working directory when
+// given no directory (grep -r reads "."; rg, ag and ack search the
+// directory unless their input is a pipe or a file).
+func searchesCwd(name string) bool {
+	switch name {
+	case "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep":
+		return true
+	}
+	return false
+}
+
+// treeReads marks the existing directories command idx reads whole (Tree),
+// and those below which a secret the caller could read lies (Sensitive).
+// With no directory operand a searching command reads its working
+// directory, which is then added as a path when it holds a secret.
+func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
+	operands := false
+	for i := range r.facts.Paths {
+		p := &r.facts.Paths[i]
+		if p.Cmd != idx || p.Access == "cwd" {
+			continue
+		}
+		operands = operands || p.Access == "read"
+		if p.Access != "read" || p.Glob || !p.Exists || !isDir(p.Real) {
+			continue
+		}
+		p.Tree = true
+		if !p.Sensitive {
+			if m, ok := r.cls.holdsSecret(p.Real, hidden); ok {
+				p.Sensitive, p.SensitiveMatch = true, m
+			}
+		}
+	}
+	if operands || !searchesCwd(name) || st.cwd == "" {
+		return
+	}
+	c := r.facts.Commands[idx]
+	if name != "grep" && name != "egrep" && name != "fgrep" && name != "zgrep" && c.Stdin != "" {
+		return // rg, ag, ack search their input when it is not inherited
+	}
+	if m, ok := r.cls.holdsSecret(st.cwd, hidden); ok {
+		r.addPath(field{text: ".", pattern: "."}, st, "read", idx, name)
+		q := &r.facts.Paths[len(r.facts.Paths)-1]
+		q.Tree, q.Sensitive, q.SensitiveMatch = true, true, m
+	}
+}
+
+// holdsSecretChecks bounds the entries holdsSecret looks at on disk; past
+// it the directory is taken to hold one (fail closed).
+const holdsSecretChecks = 512
+
+// holdsSecret reports whether a sensitive entry lies strictly below dir
+// (resolved) that the caller could read, and which entry; hidden false
+// leaves out entries reached through a name starting with ".". Only the
+// listed locations count (sensitive_paths); key names (sensitive_names)
+// below a directory are not searched for.
+func (c *classifier) holdsSecret(dir string, hidden bool) (string, bool) {
+	comps := splitPath(dir)
+	budget := holdsSecretChecks
+	check := func(abs, raw string) (string, bool, bool) {
+		rel := strings.TrimPrefix(abs, strings.TrimSuffix(dir, "/")+"/")
+		if !hidden && (strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.")) {
+			return "", false, false
+		}
+		if budget--; budget < 0 {
+			return raw, true, true
+		}
+		if readable(abs) {
+			return raw, true, true
+		}
+		return "", false, false
+	}
+	n := c.tree
+	for _, comp := range comps {
+		if n = n.kids[comp]; n == nil {
+			break
+		}
+	}
+	if n != nil {
+		var found string
+		var walk func(n *secretNode) bool
+		walk = func(n *secretNode) bool {
+			for _, name := range n.names {
+				k := n.kids[name]
+				if k.raw != "" {
+					if raw, ok, stop := check(k.abs, k.raw); stop {
+						found = raw
+						return ok
+					}
+				}
+				if walk(k) {
+					return true
+				}
+			}
+			return false
+		}
+		if walk(n) {
+			return found, true
+		}
+	}
+	for i, pat := range c.secretPat {
+		if len(pat) <= len(comps) || !matchComps(pat[:len(comps)], comps) {
+			continue
+		}
+		// the rest of the pattern, below dir itself (/proc/*/environ
+		// below /proc/sys is /proc/sys/environ)
+		matches, _ := filepath.Glob(strings.TrimSuffix(dir, "/") + "/" + strings.Join(pat[len(comps):], "/"))
+		for _, m := range matches {
+			if raw, ok, stop := check(m, c.secretRaw[i]); stop {
+				return raw, ok
+			}
+		}
+	}
+	return "", false
+}
+
+// readable says whether the caller (the user the command would run as)
+// may read p.
+func readable(p string) bool {
+	if _, err := os.Stat(p); err != nil {
+		return false
+	}
+	return unix.Faccessat(unix.AT_FDCWD, p, unix.R_OK, unix.AT_EACCESS) == nil
+}

@@ -1772,7 +1772,58 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 		// operands are refs, messages, pathspecs and option values; secrets
 		// named by path are caught by operands' safety net
 	}
+	if len(r.cls.protected) > 0 && gitRewrites(sub, rest) && local.cwd != "" {
+		// the work tree is rewritten: a policy kept in it can be swapped
+		// (git checkout other-branch) or thrown away (git reset --hard);
+		// toolgate's own files there mark the work tree as written
+		if root := workTree(local.cwd); root != "" && r.cls.holdsProtected(root) {
+			r.addPath(field{text: root, pattern: root}, local, "write", idx, "git")
+		}
+	}
 	return nil
+}
+
+// gitRewrites says whether git sub (with its arguments) rewrites files of
+// the work tree beyond the paths it names.
+func gitRewrites(sub string, rest []field) bool {
+	switch sub {
+	case "checkout", "switch", "pull", "merge", "rebase", "cherry-pick", "revert", "am", "clean", "bisect",
+		"checkout-index", "read-tree", "sparse-checkout", "filter-branch", "mv", "stash":
+		if sub == "stash" {
+			for _, a := range rest {
+				if !strings.HasPrefix(a.text, "-") {
+					return a.text != "list" && a.text != "show" && a.text != "create"
+				}
+			}
+		}
+		return true
+	case "restore":
+		return !hasOpt(rest, 'S', "--staged") || hasOpt(rest, 'W', "--worktree")
+	case "reset":
+		return hasOpt(rest, 0, "--hard", "--merge", "--keep")
+	case "apply":
+		return !hasOpt(rest, 0, "--cached", "--check", "--stat", "--numstat", "--summary")
+	case "submodule":
+		for _, a := range rest {
+			if a.text == "update" || a.text == "deinit" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// workTree is the git work tree holding dir: the nearest directory at or
+// above it with a .git entry; "" when there is none.
+func workTree(dir string) string {
+	for d := dir; ; d = path.Dir(d) {
+		if _, err := os.Lstat(d + "/.git"); err == nil {
+			return d
+		}
+		if d == "/" || d == "." || d == "" {
+			return ""
+		}
+	}
 }
 
 // tar: the archive is written when creating and read otherwise; members are

@@ -80,6 +80,17 @@ func (c *classifier) protect(paths []Path, cmds []Command) {
 	}
 }
 
+// holdsProtected says whether one of toolgate's own files (not the
+// signing key alone, which is read-protected) lies at or below dir.
+func (c *classifier) holdsProtected(dir string) bool {
+	for _, e := range c.protected {
+		if !e.secret && within(e.real, dir) {
+			return true
+		}
+	}
+	return false
+}
+
 // hardLinks says whether a command makes hard links to its sources: ln
 // without -s, link, cp -l/--link.
 func hardLinks(c Command) bool {

@@ -545,6 +545,9 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		// after the command's own paths: what lies below its directories
 		defer r.treeReads(idx, name, local, hidden)
 	}
+	if name == "patch" {
+		defer r.patchTree(idx, local)
+	}
 	switch {
 	case r.a.shells[name]:
 		return nil, r.shell(idx, name, args, local, sc, in)
@@ -852,6 +855,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 		return nil, nil
+	case "cpio":
+		r.cpio(idx, args, local)
 	case "rsync":
 		r.rsyncDeletes(idx, args, local)
 		for k, a := range args {

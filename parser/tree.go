@@ -230,3 +230,72 @@ func readable(p string) bool {
 	}
 	return unix.Faccessat(unix.AT_FDCWD, p, unix.R_OK, unix.AT_EACCESS) == nil
 }
+
+// patchTree: patch without a file to patch (patch -p1 < fix.patch) writes
+// the files its patch names, below its directory (-d DIR, else the cwd):
+// that directory is written. (GNU patch refuses names with ".." or a
+// leading "/".) With -o FILE only FILE is written.
+func (r *run) patchTree(idx int, st *state) {
+	dir := st.cwd
+	for _, p := range r.facts.Paths {
+		if p.Cmd != idx {
+			continue
+		}
+		switch p.Access {
+		case "write":
+			return // an operand or -o FILE: written as named
+		case "cwd":
+			dir = p.Real
+		}
+	}
+	if dir == "" {
+		r.addPath(field{text: "*", pattern: "*", dynamic: true, wild: true}, st, "write", idx, "patch")
+		return
+	}
+	r.addPath(field{text: dir, pattern: dir}, st, "write", idx, "patch")
+}
+
+// cpio: -i (extract) writes what the archive on stdin holds below its
+// directory (-D DIR, else the cwd); -p (pass-through) copies the names on
+// stdin into the directory operand. -o writes the archive to stdout.
+func (r *run) cpio(idx int, args []field, st *state) {
+	dir := field{text: st.cwd, pattern: st.cwd}
+	extract, pass := false, false
+	var ops []field
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		switch {
+		case t == "--extract":
+			extract = true
+		case t == "--pass-through":
+			pass = true
+		case t == "-D" || t == "--directory":
+			if k+1 < len(args) {
+				k++
+				dir = args[k]
+			}
+		case strings.HasPrefix(t, "--directory="):
+			dir = valueField(a, "--directory=", strings.TrimPrefix(t, "--directory="))
+		case t == "-F" || t == "-E" || t == "-H" || t == "-I" || t == "-O" || t == "-M" || t == "-R" || t == "-C":
+			k++ // an option's value
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			extract = extract || strings.ContainsRune(t, 'i')
+			pass = pass || strings.ContainsRune(t, 'p')
+		default:
+			ops = append(ops, a)
+		}
+	}
+	switch {
+	case pass:
+		for _, o := range ops {
+			r.addPath(o, st, "write", idx, "cpio")
+		}
+	case extract:
+		if dir.text == "" {
+			dir = field{text: "*", pattern: "*", dynamic: true, wild: true}
+		}
+		r.addPath(dir, st, "write", idx, "cpio")
+	}
+}

@@ -94,8 +94,33 @@ func readsTree(name string, args []field) (tree, hidden bool) {
 		return hasOpt(args, 'r'), true
 	case "diff":
 		return hasOpt(args, 'r', "--recursive"), true
+	case "ugrep":
+		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'R', "--dereference-recursive"), true
+	case "ug":
+		return !hasOpt(args, 0, "--no-recursive") && !hasOpt(args, 0, "--directories=read"), true
+	case "gzip", "bzip2", "xz", "zstd", "lz4", "pigz":
+		// (compressors) -r compresses (or with -c writes to stdout) every file below
+		return hasOpt(args, 'r', "--recursive"), true
+	case "git":
+		// git grep --no-index searches the files below, tracked or not
+		return gitSub(args) == "grep" && hasOpt(args, 0, "--no-index"), true
 	}
 	return false, false
+}
+
+// gitSub is git's subcommand: the first argument after its global options.
+func gitSub(args []field) string {
+	for k := 0; k < len(args); k++ {
+		t := args[k].text
+		switch {
+		case t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--exec-path" || t == "--config-env":
+			k++
+		case strings.HasPrefix(t, "-"):
+		default:
+			return t
+		}
+	}
+	return ""
 }
 
 func texts(fs []field) []string {
@@ -106,12 +131,14 @@ func texts(fs []field) []string {
 	return out
 }
 
+var compressors = map[string]bool{"gzip": true, "bzip2": true, "xz": true, "zstd": true, "lz4": true, "pigz": true}
+
 // searchesCwd: the tree readers that search the working directory when
 // given no directory (grep -r reads "."; rg, ag and ack search the
 // directory unless their input is a pipe or a file).
 func searchesCwd(name string) bool {
 	switch name {
-	case "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep":
+	case "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "ugrep", "ug", "git":
 		return true
 	}
 	return false
@@ -128,8 +155,10 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 		if p.Cmd != idx || p.Access == "cwd" {
 			continue
 		}
-		operands = operands || p.Access == "read"
-		if p.Access != "read" || p.Glob || !p.Exists || !isDir(p.Real) {
+		// (a compressor's operands are written, and read first)
+		reads := p.Access == "read" || p.Access == "write" && compressors[name]
+		operands = operands || reads
+		if !reads || p.Glob || !p.Exists || !isDir(p.Real) {
 			continue
 		}
 		p.Tree = true
@@ -143,8 +172,8 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 		return
 	}
 	c := r.facts.Commands[idx]
-	if name != "grep" && name != "egrep" && name != "fgrep" && name != "zgrep" && c.Stdin != "" {
-		return // rg, ag, ack search their input when it is not inherited
+	if (name == "rg" || name == "ag" || name == "ack" || name == "ack-grep" || name == "ug") && c.Stdin != "" {
+		return // they search their input when it is not inherited
 	}
 	if m, ok := r.cls.holdsSecret(st.cwd, hidden); ok {
 		r.addPath(field{text: ".", pattern: "."}, st, "read", idx, name)

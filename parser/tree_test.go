@@ -33,6 +33,7 @@ func TestTreeReads(t *testing.T) {
 		"zip -r /tmp/h.zip .", "7z a /tmp/h.7z .", "cp -r . /tmp/x", "cp -a . /tmp/x", "cp -R ./ /tmp/x",
 		"rsync -a ./ /tmp/x/", "rsync -r . /tmp/x", "scp -r . host:x", "diff -r . /tmp/y",
 		"cd / && grep -r x " + home[1:], "sh -c 'grep -r x .'",
+		"ugrep -r x .", "ug x", "git grep --no-index x", "git -C . grep --no-index x .", "gzip -rc . > /tmp/x.gz", "gzip -r .", "zstd -r . -o /tmp/x",
 	} {
 		f := a.Analyze(src, opts)
 		if f.ParseError != nil {
@@ -52,6 +53,7 @@ func TestTreeReads(t *testing.T) {
 		"grep token .", "grep -r token src", "rg token", "rg token .", "ag x", "cat f | rg token", "rg x < list",
 		"ls -R .", "find . -name x", "du -a .", "tar --no-recursion -cf /tmp/h.tar .", "tar xf /tmp/h.tar",
 		"cp . /tmp/x", "zip /tmp/h.zip .", "rsync ./a /tmp/x", "diff . /tmp/y", "tree .",
+		"git grep x", "gzip -r src", "cat f | ug x",
 	} {
 		f := a.Analyze(src, opts)
 		if p, ok := found(f); ok {

@@ -1308,7 +1308,7 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 			out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: errors.Is(err, errGlobBudget), wild: wild})
 			continue
 		}
-		gw, sw, quoted := wordHasUnquotedGlob(w), hasCmdSubst(w), hasQuotes(w)
+		gw, sw, quoted := r.globbed(w, st), hasCmdSubst(w), hasQuotes(w)
 		for _, s := range fs {
 			if s == "" && !quoted {
 				continue // bash drops empty unquoted words ({sh,}, $EMPTY)
@@ -1832,6 +1832,40 @@ func isGlob(s string) bool {
 }
 
 // wordHasUnquotedGlob reports whether a glob pattern appears unquoted.
+// globbed says whether bash would expand a glob pattern in w: written in
+// it unquoted, or brought by an unquoted part - a variable whose value
+// holds one (x='*'; rm -rf $x) or the output of echo/printf given one
+// (rm -rf $(echo *)). Its fields then are what the pattern matched.
+func (r *run) globbed(w *syntax.Word, st *state) bool {
+	if wordHasUnquotedGlob(w) {
+		return true
+	}
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.ParamExp:
+			if x.Param != nil && x.Exp == nil && x.Repl == nil && x.Index == nil && x.Slice == nil && !x.Length && !x.Excl {
+				if v, ok := st.vars[x.Param.Value]; ok && isGlob(v) {
+					return true
+				}
+			}
+		case *syntax.CmdSubst:
+			if len(x.Stmts) != 1 {
+				continue
+			}
+			if call, ok := x.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Args) > 1 {
+				if n := call.Args[0].Lit(); n == "echo" || n == "printf" {
+					for _, a := range call.Args[1:] {
+						if r.globbed(a, st) {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
 func wordHasUnquotedGlob(w *syntax.Word) bool {
 	var lits strings.Builder
 	for _, p := range w.Parts {

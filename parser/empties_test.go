@@ -50,6 +50,10 @@ func TestEmptiesRoot(t *testing.T) {
 		"ls | xargs rm -rf", // ls prints every entry
 		"ls -A . | xargs -r rm -rf",
 		"ls | xargs -I{} rm -rf {}",
+		"rm -rf $(echo *)", // the glob comes through the substitution
+		`rm -rf $(printf '%s ' *)`,
+		"x='*'; rm -rf $x", // or through an unquoted variable
+		"x=*; rm -rf ${x}",
 	} {
 		if !rootDeleted(src, "") {
 			t.Errorf("%s: the workspace root is not among the deleted paths", src)
@@ -87,6 +91,9 @@ func TestEmptiesRoot(t *testing.T) {
 		"ls -I src | xargs rm -rf",
 		"ls -d b* | xargs rm -rf",
 		"ls | grep -v src | xargs rm -rf", // grep picks: not every entry
+		`x='*'; rm -rf "$x"`,              // quoted: the file named *
+		"rm -rf $(echo src build)",
+		"x=src; rm -rf $x",
 	} {
 		if rootDeleted(src, "") {
 			t.Errorf("%s: reported as deleting the workspace root", src)

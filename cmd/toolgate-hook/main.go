@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,7 +144,7 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 		return nil, errors.New("the workspace path cannot travel in an HTTP header")
 	}
 	deadline := time.Now().Add(socketTimeout)
-	conn, err := net.DialTimeout("unix", socket, socketTimeout)
+	conn, err := dial(socket, deadline)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +184,30 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// dial connects to the unix socket at path before deadline. It does not
+// use package net: net's cgo resolver makes a binary dynamically linked,
+// and the static one starts about 4 ms sooner on every call. The socket is
+// non-blocking, so the returned file takes deadlines.
+func dial(path string, deadline time.Time) (*os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	for {
+		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
+		if err != syscall.EAGAIN || !time.Now().Before(deadline) {
+			break
+		}
+		// the service's backlog is full: try again shortly
+		time.Sleep(time.Millisecond)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "dial unix", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // checkReply accepts a reply only when it reads as Claude Code reads it

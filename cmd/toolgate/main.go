@@ -3,13 +3,23 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/user"
 	"runtime/debug"
 	"runtime/pprof"
 
+	"github.com/toolgate/toolgate/internal/homedir"
 	_ "github.com/toolgate/toolgate/internal/hugeheap"
 )
 
 func main() {
+	// With HOME unset, ~ is the account's home: ask the whole user
+	// database (NSS), not /etc/passwd alone.
+	homedir.Account = func() string {
+		if u, err := user.Current(); err == nil {
+			return u.HomeDir
+		}
+		return ""
+	}
 	// A decision allocates a few hundred short-lived objects; a larger GC
 	// target trades a few MiB of heap for a quarter less time per call.
 	if os.Getenv("GOGC") == "" {

@@ -38,6 +38,13 @@ func TestGetWithoutHOME(t *testing.T) {
 	if got := Get(); got != Resolve(u.HomeDir) {
 		t.Errorf("HOME empty: %q, want %q", got, Resolve(u.HomeDir))
 	}
+	old := Account
+	Account = func() string { return "" }
+	t.Setenv("HOME", "")
+	if got := Get(); got != "" {
+		t.Errorf("no account home: %q", got)
+	}
+	Account = old
 	t.Setenv("HOME", "rel")
 	if got, want := Get(), Resolve("rel"); got != want || !filepath.IsAbs(got) {
 		t.Errorf("HOME=rel: %q, want %q", got, want)

@@ -5,7 +5,7 @@
 
 build:
 	mkdir -p bin
-	go build -o bin/ ./cmd/...
+	CGO_ENABLED=0 go build -o bin/ ./cmd/...
 
 test:
 	bash scripts/test.sh

@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 command -v go >/dev/null || { echo "bench: Go is required" >&2; exit 1; }
 bash scripts/ensure-bwrap.sh
 mkdir -p bin
-go build -o bin/ ./cmd/...
+CGO_ENABLED=0 go build -o bin/ ./cmd/...
 exec go run ./internal/benchtool -toolgate bin/toolgate "$@"

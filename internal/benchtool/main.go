@@ -369,6 +369,7 @@ func (b *bench) toolgate() (string, error) {
 		fmt.Fprintln(b.log, "bench: building ./cmd/toolgate ...")
 		cmd := exec.Command("go", "build", "-o", out, "./cmd/toolgate")
 		cmd.Dir = b.cfg.root
+		cmd.Env = staticBuild()
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.tgErr = fmt.Errorf("building toolgate: %v: %s", err, strings.TrimSpace(string(msg)))
 			return
@@ -377,6 +378,10 @@ func (b *bench) toolgate() (string, error) {
 	})
 	return b.tg, b.tgErr
 }
+
+// staticBuild is the environment of a build as make build does it:
+// without cgo, so the binaries are statically linked and start sooner.
+func staticBuild() []string { return append(os.Environ(), "CGO_ENABLED=0") }
 
 // hookClient returns the toolgate-hook binary: the one next to the toolgate
 // measured, else built beside it.
@@ -394,6 +399,7 @@ func (b *bench) hookClient() (string, error) {
 	}
 	cmd := exec.Command("go", "build", "-o", out, "./cmd/toolgate-hook")
 	cmd.Dir = b.cfg.root
+	cmd.Env = staticBuild()
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building toolgate-hook: %v: %s", err, strings.TrimSpace(string(msg)))
 	}

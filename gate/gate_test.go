@@ -162,10 +162,21 @@ func TestFileTools(t *testing.T) {
 		`{"name":"glob","arguments":{"pattern":"/etc/*"}}`:                                    "deny",
 		`{"name":"glob","arguments":{"pattern":"../*"}}`:                                      "deny",
 	} {
-		rs := g.DecideLine(context.Background(), []byte(line), 1)
-		if len(rs) != 1 || rs[0].Decision != want {
-			t.Errorf("%s: got %+v, want %s", line, rs, want)
-		}
+		decideWant(t, g, line, want, "")
+	}
+}
+
+// decideWant decides one call line and checks its verdict and, when rule
+// is set, the first reason's rule.
+func decideWant(t *testing.T, g *gate.Gate, line, want, rule string) {
+	t.Helper()
+	rs := g.DecideLine(context.Background(), []byte(line), 1)
+	if len(rs) != 1 || rs[0].Decision != want {
+		t.Errorf("%s: got %+v, want %s", line, rs, want)
+		return
+	}
+	if rule != "" && (len(rs[0].Reasons) == 0 || rs[0].Reasons[0].Rule != rule) {
+		t.Errorf("%s: reasons %+v, want %s first", line, rs[0].Reasons, rule)
 	}
 }
 
@@ -188,14 +199,11 @@ func TestSearchToolOverSecrets(t *testing.T) {
 		`{"name":"exec","arguments":{"command":"tar czf /tmp/home.tgz ."}}`: "deny",
 		`{"name":"exec","arguments":{"command":"grep -r k src"}}`:           "allow",
 	} {
-		rs := g.DecideLine(context.Background(), []byte(line), 1)
-		if len(rs) != 1 || rs[0].Decision != want {
-			t.Errorf("%s: got %+v, want %s", line, rs, want)
-			continue
+		rule := ""
+		if want == "deny" {
+			rule = "secrets.access"
 		}
-		if want == "deny" && (len(rs[0].Reasons) == 0 || rs[0].Reasons[0].Rule != "secrets.access") {
-			t.Errorf("%s: reasons %+v", line, rs[0].Reasons)
-		}
+		decideWant(t, g, line, want, rule)
 	}
 }
 

@@ -1154,6 +1154,10 @@ type field struct {
 	// allEntries: an item ls prints for a directory it lists whole (ls |
 	// xargs rm -rf): every entry of it
 	allEntries bool
+	// named: the word is the output of a find that prints only entries
+	// passing a -name test "." fails ($(find . -name '*.pyc')): entries
+	// below the directory, never the directory itself
+	named bool
 	// leadOpen: the word starts with an unknown part that could be an
 	// absolute path (an unset variable, the output of a command that is
 	// not a path lister): cat "$(base64 -d <<< …)" could read anything
@@ -1290,7 +1294,7 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		r.defaultAssigns(w, st, sc)
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
-			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st)})
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w)})
 			continue
 		}
 		var fs []string
@@ -1548,6 +1552,53 @@ func substKind(x *syntax.CmdSubst) string {
 		}
 	}
 	return "opaque"
+}
+
+// namedFind says whether w is only a command substitution of a path-listing
+// find whose expression is a plain conjunction holding a -name/-iname test
+// that "." (find's first line for a start of ".") cannot pass.
+func namedFind(w *syntax.Word) bool {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return false
+	}
+	cs, ok := parts[0].(*syntax.CmdSubst)
+	if !ok || substKind(cs) != "lister" {
+		return false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || call.Args[0].Lit() != "find" {
+		return false
+	}
+	named := false
+	for k := 1; k < len(call.Args); k++ {
+		t, ok := staticText(call.Args[k])
+		if !ok {
+			return false
+		}
+		switch t {
+		case "-o", "-or", "!", "-not", ",", "(", ")":
+			return false // alternatives and negations widen what is printed
+		case "-name", "-iname":
+			if k+1 >= len(call.Args) {
+				return false
+			}
+			pat, ok := staticText(call.Args[k+1])
+			if !ok {
+				return false
+			}
+			if m, _ := path.Match(strings.ToLower(pat), "."); !m && strings.Trim(pat, "*") != "" {
+				named = true
+			}
+			k++
+		}
+	}
+	return named
 }
 
 // dollarZero says whether w is "$0" (quoted or not).

@@ -158,3 +158,40 @@ func TestEmptiesRootPerCommand(t *testing.T) {
 		t.Errorf("%d root entries, want 1", n)
 	}
 }
+
+// TestNamedFindOutput: the output of find . -name PATTERN never holds "."
+// (nor every entry), so rm $(find . -name '*.pyc') deletes entries inside
+// the workspace; a find whose output could hold "." stands for the root.
+func TestNamedFindOutput(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{})
+	rootZone := func(src string) bool {
+		t.Helper()
+		f := a.Analyze(src, Options{Workspace: ws, Home: home})
+		if f.ParseError != nil {
+			t.Fatalf("%s: %v", src, f.ParseError)
+		}
+		for _, p := range f.Paths {
+			if p.Access == "delete" && p.Zone == "workspace_root" {
+				return true
+			}
+		}
+		return false
+	}
+	for src, want := range map[string]bool{
+		`rm $(find . -name '*.pyc')`:              false,
+		`rm -f $(find . -type f -name "*.o")`:     false,
+		`rm -rf "$(find . -iname __pycache__)"`:   false,
+		`rm -rf $(find .)`:                        true,
+		`rm -rf $(find . -type f)`:                true,
+		`rm -rf $(find . -name '*')`:              true,
+		`rm -rf $(find . -name '.*')`:             true, // "." passes
+		`rm -rf $(find . -name '*.o' -o -name x)`: true,
+		`rm -rf $(find . ! -name '*.o')`:          true,
+		`rm -rf x$(find . -name '*.o')`:           false,
+	} {
+		if got := rootZone(src); got != want {
+			t.Errorf("%s: workspace root among the deleted paths %v, want %v", src, got, want)
+		}
+	}
+}

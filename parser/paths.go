@@ -182,7 +182,7 @@ func (r *run) classifyPattern(p *Path, joined string, f field) {
 		}
 	}
 	p.Real = strings.TrimSuffix(realPrefix, "/") + "/" + rest
-	couldBeEmpty := f.dynamic && strings.Trim(rest, "*/") == ""
+	couldBeEmpty := f.dynamic && !f.named && strings.Trim(rest, "*/") == ""
 	switch {
 	case f.wild, containsDotDot(rest):
 		// a word that could be anything, or ".." after an unknown part

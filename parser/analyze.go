@@ -164,6 +164,16 @@ type state struct {
 	// branch or a function), or input (read, mapfile). A path built from
 	// one is unknown, not judged by its prefix.
 	wild map[string]bool
+	// entries: variables read from a path lister's output (find . | while
+	// read f): each value is some entry of a directory
+	entries map[string]entryVar
+}
+
+// entryVar is a value a lister printed: an entry matching pattern ("DIR/*");
+// named when the lister picked entries by a name "." fails (find -name).
+type entryVar struct {
+	pattern string
+	named   bool
 }
 
 func (s *state) setWild(name string) {
@@ -191,6 +201,12 @@ func (s *state) clone() *state {
 			n.wild[k] = true
 		}
 	}
+	if len(s.entries) > 0 {
+		n.entries = make(map[string]entryVar, len(s.entries))
+		for k, v := range s.entries {
+			n.entries[k] = v
+		}
+	}
 	return n
 }
 
@@ -206,6 +222,9 @@ func merge(st *state, alts ...*state) {
 		}
 		for k := range a.wild {
 			wild[k] = true
+		}
+		for k := range a.entries {
+			wild[k] = true // an entry in one branch: unknown after
 		}
 	}
 	vars := map[string]string{}
@@ -235,7 +254,7 @@ func merge(st *state, alts ...*state) {
 			aliases = unionAliases(aliases, a.aliases)
 		}
 	}
-	st.vars, st.cwd, st.cwdReal, st.aliases = vars, cwd, real, aliases
+	st.vars, st.cwd, st.cwdReal, st.aliases, st.entries = vars, cwd, real, aliases, nil
 }
 
 func unionAliases(a, b map[string]string) map[string]string {
@@ -1294,7 +1313,7 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		r.defaultAssigns(w, st, sc)
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
-			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w)})
+			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w) || namedEntry(w, st)})
 			continue
 		}
 		var fs []string
@@ -1554,6 +1573,22 @@ func substKind(x *syntax.CmdSubst) string {
 	return "opaque"
 }
 
+// namedEntry says whether w is only a variable read from the output of a
+// find that picks entries by name (find . -name '*.o' | while read f).
+func namedEntry(w *syntax.Word, st *state) bool {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return false
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	return ok && pe.Param != nil && st.entries[pe.Param.Value].named && !st.wild[pe.Param.Value]
+}
+
 // namedFind says whether w is only a command substitution of a path-listing
 // find whose expression is a plain conjunction holding a -name/-iname test
 // that "." (find's first line for a start of ".") cannot pass.
@@ -1575,23 +1610,31 @@ func namedFind(w *syntax.Word) bool {
 	if !ok || call.Args[0].Lit() != "find" {
 		return false
 	}
-	named := false
-	for k := 1; k < len(call.Args); k++ {
-		t, ok := staticText(call.Args[k])
+	args := make([]string, 0, len(call.Args)-1)
+	for _, a := range call.Args[1:] {
+		t, ok := staticText(a)
 		if !ok {
 			return false
 		}
-		switch t {
+		args = append(args, t)
+	}
+	return findNamed(args)
+}
+
+// findNamed says whether find's arguments (after its name) are a plain
+// conjunction holding a -name/-iname test that "." cannot pass: what it
+// prints is then never its start directory, nor every entry.
+func findNamed(args []string) bool {
+	named := false
+	for k := 0; k < len(args); k++ {
+		switch t := args[k]; t {
 		case "-o", "-or", "!", "-not", ",", "(", ")":
 			return false // alternatives and negations widen what is printed
 		case "-name", "-iname":
-			if k+1 >= len(call.Args) {
+			if k+1 >= len(args) {
 				return false
 			}
-			pat, ok := staticText(call.Args[k+1])
-			if !ok {
-				return false
-			}
+			pat := args[k+1]
 			if m, _ := path.Match(strings.ToLower(pat), "."); !m && strings.Trim(pat, "*") != "" {
 				named = true
 			}
@@ -1836,6 +1879,14 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 				tb.WriteString(s)
 				pb.WriteString(s)
 				return
+			}
+			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp == nil && pe.Index == nil && pe.Repl == nil && pe.Slice == nil && !pe.Excl && !pe.Length {
+				if e, ok := st.entries[pe.Param.Value]; ok && !st.wild[pe.Param.Value] {
+					// an entry a lister printed: DIR/{} standing for DIR/*
+					tb.WriteString(strings.TrimSuffix(e.pattern, "*") + "{}")
+					pb.WriteString(e.pattern)
+					return
+				}
 			}
 		}
 		var sb strings.Builder
@@ -2276,6 +2327,19 @@ func (r *run) assignRead(st *state, names []string, it field) {
 		}
 		return
 	}
+	if it.glob {
+		// an entry of a lister's output (find . | while read f): which
+		// one is not known, only the directory it lies in
+		for _, n := range names {
+			delete(st.vars, n)
+			delete(st.wild, n)
+			if st.entries == nil {
+				st.entries = map[string]entryVar{}
+			}
+			st.entries[n] = entryVar{it.pattern, it.named}
+		}
+		return
+	}
 	words := strings.Fields(it.text)
 	for i, n := range names {
 		v := ""
@@ -2287,6 +2351,7 @@ func (r *run) assignRead(st *state, names []string, it field) {
 		}
 		st.vars[n] = v
 		delete(st.wild, n)
+		delete(st.entries, n)
 	}
 }
 

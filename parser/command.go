@@ -573,6 +573,13 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case r.a.isInterpreter(name):
 		return nil, r.interpreter(idx, name, args, local, sc, in)
 	}
+	if sub, ok := strings.CutPrefix(name, "git-"); ok && sub != "" {
+		// git's dashed programs (/usr/lib/git-core/git-reset --hard) are
+		// git SUB: judged as that git command
+		argv := append([]field{{text: "git", pattern: "git"}, {text: sub, pattern: sub}}, args...)
+		_, err := r.simple(argv, st, sc, in, map[string]string{}, nil, []string{name})
+		return nil, err
+	}
 	switch name {
 	case "eval":
 		return nil, r.evalArgs(idx, args, st, sc)
@@ -1063,7 +1070,9 @@ func isStdinPath(s string) bool {
 // the link's directory, and the link is remembered so later paths through it
 // resolve to where it points.
 func (r *run) ln(idx int, args []field, st *state) error {
-	symbolic, noTarget := false, false
+	args = expandArgs(args, "--target-directory", "--no-target-directory", "--symbolic", "--suffix", "--relative", "--backup",
+		"--directory", "--force", "--interactive", "--logical", "--no-dereference", "--physical", "--verbose", "--help", "--version")
+	symbolic, noTarget, relative := false, false, false
 	var targetDir *field
 	var ops []field
 	for k := 0; k < len(args); k++ {
@@ -1086,6 +1095,8 @@ func (r *run) ln(idx int, args []field, st *state) error {
 			targetDir = &v
 		case t == "--symbolic":
 			symbolic = true
+		case t == "--relative":
+			relative = true
 		case t == "--no-target-directory":
 			noTarget = true
 		case t == "-S" || t == "--suffix":
@@ -1093,6 +1104,7 @@ func (r *run) ln(idx int, args []field, st *state) error {
 		case !strings.HasPrefix(t, "--"):
 			symbolic = symbolic || strings.ContainsRune(t, 's')
 			noTarget = noTarget || strings.ContainsRune(t, 'T')
+			relative = relative || strings.ContainsRune(t[:strings.IndexByte(t+"t", 't')], 'r')
 			if i := strings.IndexByte(t, 't'); i >= 0 {
 				if i+1 < len(t) {
 					v := field{text: t[i+1:], pattern: t[i+1:]}
@@ -1131,8 +1143,9 @@ func (r *run) ln(idx int, args []field, st *state) error {
 	for _, p := range pairs {
 		lp := r.addPath(p.link, st, "write", idx, "ln")
 		tst := st
-		if symbolic && !strings.HasPrefix(p.target.text, "/") && !strings.HasPrefix(p.target.text, "~") {
-			// a relative target is relative to the link's directory
+		if symbolic && !relative && !strings.HasPrefix(p.target.text, "/") && !strings.HasPrefix(p.target.text, "~") {
+			// a relative target is relative to the link's directory (ln
+			// -r takes it from the working directory and rewrites it)
 			dir := path.Dir(lp.Abs)
 			if lp.Zone == "unknown" {
 				dir = ""
@@ -1774,48 +1787,150 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 		if sub == "worktree" && len(ops) > 1 && ops[0].text == "add" {
 			r.addPath(ops[1], local, "write", idx, "git")
 		}
+		if sub == "mv" && len(ops) > 1 {
+			// git mv SRC… DST: the sources go, the destination is written
+			for _, o := range ops[:len(ops)-1] {
+				r.addPath(o, local, "delete", idx, "git")
+			}
+			r.addPath(ops[len(ops)-1], local, "write", idx, "git")
+		}
 		// operands are refs, messages, pathspecs and option values; secrets
 		// named by path are caught by operands' safety net
 	}
-	if len(r.cls.protected) > 0 && gitRewrites(sub, rest) && local.cwd != "" {
-		// the work tree is rewritten: a policy kept in it can be swapped
-		// (git checkout other-branch) or thrown away (git reset --hard);
-		// toolgate's own files there mark the work tree as written
-		if root := workTree(local.cwd); root != "" && r.cls.holdsProtected(root) {
-			r.addPath(field{text: root, pattern: root}, local, "write", idx, "git")
-		}
+	if len(r.cls.protected) > 0 {
+		r.gitWorkTree(idx, sub, rest, local)
 	}
 	return nil
 }
 
+// gitWorkTree: a git command that rewrites the work tree can swap (git
+// checkout other-branch) or throw away (git reset --hard) a policy kept in
+// it. When toolgate's own files lie in the work tree, the files such a
+// command names (its pathspecs) are written, or else the work tree's root;
+// with the working directory unknown, an unknown place is.
+func (r *run) gitWorkTree(idx int, sub string, rest []field, st *state) {
+	rewrites, specs := gitRewrites(sub, rest)
+	if !rewrites {
+		return
+	}
+	if st.cwd == "" {
+		r.addPath(field{text: "*", pattern: "*", dynamic: true, wild: true}, st, "write", idx, "git")
+		return
+	}
+	root := workTree(st.cwd)
+	if root == "" || !r.cls.holdsProtected(root) {
+		return
+	}
+	if len(specs) == 0 {
+		r.addPath(field{text: root, pattern: root}, st, "write", idx, "git")
+		return
+	}
+	for _, p := range specs {
+		r.addPath(p, st, "write", idx, "git")
+	}
+}
+
+// gitLongs are git's long options that matter below, with their neighbours
+// for expandLong (git takes unambiguous prefixes, --har for --hard).
+var gitLongs = strings.Fields(`--hard --soft --mixed --merge --keep --quiet --no-quiet --patch
+--recurse-submodules --no-recurse-submodules --intent-to-add --no-refresh --refresh
+--pathspec-from-file --pathspec-file-nul --apply --cached --index --check --stat --numstat
+--summary --reject --reverse --3way --staged --worktree --source --overlay --no-overlay
+--orphan --detach --force --dry-run --interactive --include-untracked --all --keep-index
+--no-keep-index --message --create --force-create --guess --no-guess --track --no-track
+--ignore-other-worktrees --conflict --ours --theirs --progress --no-progress`)
+
 // gitRewrites says whether git sub (with its arguments) rewrites files of
-// the work tree beyond the paths it names.
-func gitRewrites(sub string, rest []field) bool {
-	switch sub {
-	case "checkout", "switch", "pull", "merge", "rebase", "cherry-pick", "revert", "am", "clean", "bisect",
-		"checkout-index", "read-tree", "sparse-checkout", "filter-branch", "mv", "stash":
-		if sub == "stash" {
-			for _, a := range rest {
-				if !strings.HasPrefix(a.text, "-") {
-					return a.text != "list" && a.text != "show" && a.text != "create"
-				}
-			}
-		}
-		return true
-	case "restore":
-		return !hasOpt(rest, 'S', "--staged") || hasOpt(rest, 'W', "--worktree")
-	case "reset":
-		return hasOpt(rest, 0, "--hard", "--merge", "--keep")
-	case "apply":
-		return !hasOpt(rest, 0, "--cached", "--check", "--stat", "--numstat", "--summary")
-	case "submodule":
-		for _, a := range rest {
-			if a.text == "update" || a.text == "deinit" {
-				return true
-			}
+// the work tree, and, when it names them, the pathspecs it is limited to
+// (git checkout -- README.md, git restore a b, git clean -fd build/);
+// nil means the whole work tree.
+func gitRewrites(sub string, rest []field) (bool, []field) {
+	rest = expandArgs(rest, gitLongs...)
+	has := func(short byte, long ...string) bool { return hasOpt(rest, short, long...) }
+	var ops, afterDD []field
+	dd := false
+	for k := 0; k < len(rest); k++ {
+		a := rest[k]
+		switch {
+		case dd:
+			afterDD = append(afterDD, a)
+		case a.text == "--":
+			dd = true
+		case a.text == "--source" || a.text == "-s" || a.text == "-m" || a.text == "--message" || a.text == "--conflict" || a.text == "--pathspec-from-file":
+			k++ // an option's value
+		case strings.HasPrefix(a.text, "-") && !a.dynamic:
+		default:
+			ops = append(ops, a)
 		}
 	}
-	return false
+	first := ""
+	if len(ops) > 0 {
+		first = ops[0].text
+	}
+	switch sub {
+	case "checkout":
+		if has(0, "--orphan") || (has('b') || has('B')) && len(ops) <= 1 && !dd {
+			return false, nil // a new branch at HEAD: the files stay
+		}
+		if dd {
+			return true, afterDD
+		}
+		return true, nil
+	case "switch":
+		if (has('c', "--create") || has('C', "--force-create")) && len(ops) <= 1 {
+			return false, nil
+		}
+		return true, nil
+	case "restore":
+		if has('S', "--staged") && !has('W', "--worktree") {
+			return false, nil
+		}
+		return true, append(ops, afterDD...)
+	case "reset":
+		return has(0, "--hard", "--merge", "--keep"), nil
+	case "apply", "am":
+		if sub == "am" {
+			return !has(0, "--show-current-patch"), nil
+		}
+		if has(0, "--cached") && !has(0, "--index") {
+			return false, nil // the index only
+		}
+		if has(0, "--stat", "--numstat", "--summary", "--check") && !has(0, "--apply") {
+			return false, nil // reports only
+		}
+		return true, nil
+	case "stash":
+		switch first {
+		case "list", "show", "create", "store", "branch":
+			return false, nil
+		}
+		return true, afterDD
+	case "clean":
+		if has('n', "--dry-run") {
+			return false, nil
+		}
+		return true, append(ops, afterDD...)
+	case "bisect":
+		switch first {
+		case "log", "view", "visualize", "terms", "help":
+			return false, nil
+		}
+		return true, nil
+	case "sparse-checkout":
+		return first != "list", nil
+	case "read-tree":
+		return has('u'), nil
+	case "submodule":
+		return first == "update" || first == "deinit", nil
+	case "pull", "merge", "rebase", "cherry-pick", "revert", "checkout-index", "filter-branch",
+		"merge-recursive", "merge-resolve", "merge-octopus", "merge-subtree", "merge-ours", "merge-index",
+		"merge-one-file", "mergetool", "worktree":
+		if sub == "worktree" {
+			return false, nil // a new work tree elsewhere (its path is judged as a write)
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // workTree is the git work tree holding dir: the nearest directory at or
@@ -1847,6 +1962,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 		}
 		args = append(pre, args...)
 	}
+	args = expandArgs(args, tarLongs...)
 	mode := ""
 	absolute, removes := false, false
 	var archive *field
@@ -2694,16 +2810,25 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 				return []field{unknownItem}, false
 			}
 			dir := strings.TrimRight(p.Abs, "/")
-			items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true, allEntries: r.listsWhole(in)})
+			items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true, allEntries: r.listsWhole(in), named: r.findNamedAt(in.fromIdx)})
 		}
 		if items == nil {
-			items = []field{{text: "./{}", pattern: "./*", glob: true, allEntries: r.listsWhole(in)}}
+			items = []field{{text: "./{}", pattern: "./*", glob: true, allEntries: r.listsWhole(in), named: r.findNamedAt(in.fromIdx)}}
 		}
 		return items, true
 	case in.kind == "":
 		return []field{}, true // no input: the sandbox gives /dev/null
 	}
 	return []field{unknownItem}, false
+}
+
+// findNamedAt says whether command idx is a find printing only entries
+// picked by a name test (findNamed).
+func (r *run) findNamedAt(idx int) bool {
+	if idx < 0 || idx >= len(r.facts.Commands) || r.facts.Commands[idx].Name != "find" {
+		return false
+	}
+	return findNamed(r.facts.Commands[idx].Argv[1:])
 }
 
 // zipMove: zip -m/--move deletes the files it put in the archive (the
@@ -2807,6 +2932,9 @@ func (r *run) splitOutputs(idx int, name string, args []field, st *state) {
 	}
 	suffix := ""
 	var operands []field
+	args = expandArgs(args, "--prefix", "--additional-suffix", "--suffix-format", "--bytes", "--lines", "--line-bytes", "--number",
+		"--suffix-length", "--digits", "--filter", "--separator", "--numeric-suffixes", "--hex-suffixes", "--elide-empty-files", "--keep-files",
+		"--suppress-matched", "--quiet", "--silent", "--verbose", "--unbuffered", "--help", "--version")
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		t := a.text

@@ -61,7 +61,7 @@ var specs = map[string]spec{
 	"readlink": readSpec, "realpath": readSpec, "ls": {opts: "I:w:T:", long: longs("--ignore", "data", "--hide", "data"), role: "read"},
 	"dir": readSpec, "vdir": readSpec, "tree": {opts: "I:L:P:o:", optRole: roles("o", "write"), role: "read"},
 	"du": {opts: "d:B:t:X:", optRole: roles("X", "read"), role: "read"}, "lsattr": readSpec, "getfacl": readSpec,
-	"bat": {opts: "l:r:H:", role: "read"}, "batcat": {opts: "l:r:H:", role: "read"}, "iconv": {opts: "f:t:o:", optRole: roles("o", "write"), role: "read"},
+	"bat": {opts: "l:r:H:", role: "read"}, "batcat": {opts: "l:r:H:", role: "read"}, "iconv": {opts: "f:t:o:", optRole: roles("o", "write"), long: longs("--output", "write", "--from-code", "data", "--to-code", "data"), role: "read"},
 	"jq":   {opts: "f:L:", optRole: roles("f", "read"), long: longs("--from-file", "read", "--indent", "data"), skip: 1, noSkip: "f", role: "read"},
 	"yq":   {skip: 1, role: "read"},
 	"grep": grepSpec, "egrep": grepSpec, "fgrep": grepSpec, "zgrep": grepSpec,
@@ -75,9 +75,9 @@ var specs = map[string]spec{
 	"tee": {role: "write"}, "rm": {role: "delete"}, "rmdir": {role: "delete"}, "unlink": {role: "delete"},
 	"shred": {opts: "n:s:", role: "delete"}, "wipe": {role: "delete"}, "srm": {role: "delete"},
 	"cp":      {opts: "t:S:", optRole: roles("t", "write"), long: longs("--target-directory", "write", "--suffix", "data"), role: "copy"},
-	"install": {opts: "m:o:g:t:S:", optRole: roles("t", "write"), role: "copy"},
+	"install": {opts: "m:o:g:t:S:", optRole: roles("t", "write"), long: longs("--target-directory", "write", "--mode", "data", "--owner", "data", "--group", "data", "--suffix", "data"), role: "copy"},
 	"mv":      {opts: "t:S:", optRole: roles("t", "write"), long: longs("--target-directory", "write"), role: "move"},
-	"ln":      {opts: "t:S:", optRole: roles("t", "write"), role: "link"},
+	"ln":      {opts: "t:S:", optRole: roles("t", "write"), long: longs("--target-directory", "write", "--suffix", "data"), role: "link"},
 	"chmod":   {long: longs("--reference", "read"), skip: 1, role: "write"}, "chown": {long: longs("--reference", "read"), skip: 1, role: "write"},
 	"chgrp": {long: longs("--reference", "read"), skip: 1, role: "write"}, "chattr": {skip: 1, role: "write"},
 	"setfacl": {opts: "m:x:M:X:", role: "write"}, "setcap": {skip: 1, role: "write"},
@@ -87,7 +87,8 @@ var specs = map[string]spec{
 	"zcat": readSpec, "bzcat": readSpec, "xzcat": readSpec, "zless": readSpec,
 	"source": {role: "exec"}, ".": {role: "exec"},
 	"vi": {opts: "c:", role: "write"}, "vim": {opts: "c:", role: "write"}, "nano": {role: "write"}, "emacs": {role: "write"}, "ed": {role: "write"}, "ex": {role: "write"},
-	"patch": {opts: "i:o:p:d:r:B:", optRole: roles("i", "read", "o", "write", "d", "cwd", "r", "write"), role: "write"},
+	"patch": {opts: "i:o:p:d:r:B:", optRole: roles("i", "read", "o", "write", "d", "cwd", "r", "write"),
+		long: longs("--input", "read", "--output", "write", "--directory", "cwd", "--reject-file", "write", "--strip", "data", "--prefix", "data", "--suffix", "data"), role: "write"},
 	"curl": {opts: "o:T:K:d:F:b:c:D:H:A:e:u:X:x:E:m:w:r:Y:y:z:U:", optRole: roles("o", "write", "T", "upload", "d", "at", "F", "at", "K", "read", "c", "write", "D", "write", "E", "read"),
 		long: longs("--output", "write", "--upload-file", "upload", "--config", "read", "--data", "at", "--data-binary", "at", "--data-raw", "data", "--data-urlencode", "at", "--data-ascii", "at", "--json", "at",
 			"--form", "at", "--cookie", "data", "--cookie-jar", "write", "--dump-header", "write", "--header", "data", "--user-agent", "data", "--user", "data", "--request", "data",
@@ -102,7 +103,7 @@ var specs = map[string]spec{
 	"sftp":  {opts: "i:F:o:P:b:", optRole: roles("i", "read", "F", "read", "b", "read"), role: "data"},
 	"make":  {opts: "C:f:j:l:o:W:I:", optRole: roles("C", "cwd", "f", "read"), long: longs("--directory", "cwd", "--file", "read", "--makefile", "read"), role: "data"},
 	"cd":    {role: "cwd"}, "pushd": {role: "cwd"},
-	"split": {opts: "a:b:l:n:C:", role: "read"}, "csplit": {opts: "f:b:n:", role: "guess"},
+	"split": {opts: "a:b:l:n:C:", role: "read"}, "csplit": {opts: "f:b:n:", long: longs("--prefix", "data", "--suffix-format", "data", "--digits", "data"), role: "guess"},
 	"enable":     {opts: "f:", optRole: roles("f", "exec"), role: "data"},
 	"sponge":     {opts: "a", role: "write"},
 	"fallocate":  {opts: "l:o:n", role: "write"},
@@ -126,7 +127,7 @@ var specs = map[string]spec{
 	"javac":   {opts: "d:s:h:", optRole: roles("d", "write", "s", "write", "h", "write"), role: "guess"},
 	"cargo":   {long: longs("--target-dir", "write", "--manifest-path", "read", "--config", "data", "--out-dir", "write"), role: "guess"},
 	"kubectl": {long: longs("--kubeconfig", "read", "--filename", "read", "--token", "data", "--namespace", "data", "--context", "data", "--output", "data"), opts: "f:n:o:l:c:", optRole: roles("f", "read"), role: "guess"},
-	"helm":    {long: longs("--kubeconfig", "read", "--values", "read", "--namespace", "data"), opts: "f:n:", optRole: roles("f", "read"), role: "guess"}, "gpg": {opts: "o:r:u:", optRole: roles("o", "write"), role: "read"},
+	"helm":    {long: longs("--kubeconfig", "read", "--values", "read", "--namespace", "data"), opts: "f:n:", optRole: roles("f", "read"), role: "guess"}, "gpg": {opts: "o:r:u:", optRole: roles("o", "write"), long: longs("--output", "write", "--recipient", "data", "--local-user", "data", "--homedir", "read"), role: "read"},
 }
 
 // dataCommands take no path operands at all.
@@ -163,6 +164,31 @@ func lookupSpec(name string) spec {
 	return spec{role: "guess"}
 }
 
+// abbrev expands a long option written as a prefix (cp --target=DIR,
+// sort --out=F), as getopt_long does when the prefix names one option: the
+// spec's long option it begins, when exactly one does; else key itself.
+// (A prefix the real program finds ambiguous makes it fail; one that
+// means an option the spec does not list is taken for the listed one,
+// which errs toward treating its value as a path.)
+func (sp spec) abbrev(key string) string {
+	if len(key) < 3 || !strings.HasPrefix(key, "--") {
+		return key
+	}
+	found := ""
+	for l := range sp.long {
+		if strings.HasPrefix(l, key) {
+			if found != "" {
+				return key
+			}
+			found = l
+		}
+	}
+	if found == "" {
+		return key
+	}
+	return found
+}
+
 // operand is an argument with the role it plays.
 type operand struct {
 	f    field
@@ -195,6 +221,9 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 			if sp.dashLong && strings.HasPrefix(key, "--") {
 				key = key[1:] // go accepts --flag for -flag
 			}
+			if _, ok := sp.long[key]; !ok && !sp.dashLong {
+				key = sp.abbrev(key) // getopt takes unambiguous prefixes
+			}
 			role, takes := sp.long[key]
 			if !eq && takes && i+1 < len(args) {
 				i++
@@ -208,7 +237,7 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 					out = append(out, operand{vf, "guessed"})
 				}
 			}
-			if key == "--in-place" {
+			if key == "--in-place" || sp.inPlace != "" && len(key) >= 3 && strings.HasPrefix("--in-place", key) {
 				inPlace = true
 			}
 			if key == "--regexp" || key == "--file" || key == "--expression" || key == "--from-file" {

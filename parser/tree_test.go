@@ -61,6 +61,22 @@ func TestTreeReads(t *testing.T) {
 		}
 	}
 
+	// Entries a lister prints, read one by one in a loop: any of them
+	// could be a secret below.
+	for _, src := range []string{
+		`find . -type f | while read f; do cat "$f"; done`,
+		`while IFS= read -r f; do cat -- "$f"; done < <(find . -type f)`,
+		`find . | while read -r a; do head "$a"; done`,
+	} {
+		sensitive := false
+		for _, p := range a.Analyze(src, opts).Paths {
+			sensitive = sensitive || p.Sensitive && p.Command != "find"
+		}
+		if !sensitive {
+			t.Errorf("%s: no read of a secret", src)
+		}
+	}
+
 	// A listed secret that is not hidden counts for rg too; one that does
 	// not exist does not count; nor does a pattern's match elsewhere.
 	if err := os.MkdirAll(home+"/plain-secrets", 0o755); err != nil {

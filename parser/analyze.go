@@ -774,11 +774,24 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 		}
 		delete(st.vars, name)
 		body := st.clone()
+		open := false
 		for _, it := range items {
 			if it.leadOpen {
 				// for f in $(cat list): f could be any absolute path
 				r.markOpen(name)
+				open = true
 			}
+		}
+		if !open && len(items) > 0 {
+			// one of the items, whichever: where they lie in common
+			if body.entries == nil {
+				body.entries = map[string]entryVar{}
+			}
+			named := true
+			for _, it := range items {
+				named = named && it.named
+			}
+			body.entries[name] = entryVar{pattern: commonPattern(items), named: named}
 		}
 		if err := r.stmts(c.Do, body, sc); err != nil {
 			return err
@@ -802,6 +815,35 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 		return nil
 	}
 	return r.stop(CodeUnsupported, "unsupported loop %T", c.Loop)
+}
+
+// commonPattern is a pattern every item matches: one item's own pattern,
+// else the directory the items share with "/*" (or "*" when they share
+// none), as components.
+func commonPattern(items []field) string {
+	if len(items) == 1 {
+		return items[0].pattern
+	}
+	common := path.Dir(items[0].pattern)
+	for _, it := range items[1:] {
+		d := path.Dir(it.pattern)
+		for common != "." && common != "/" && !under(d, common) {
+			common = path.Dir(common)
+		}
+		if !strings.HasPrefix(d, "/") && strings.HasPrefix(common, "/") || strings.HasPrefix(d, "/") && !strings.HasPrefix(common, "/") {
+			return "/*" // relative and absolute items: anything
+		}
+	}
+	if i := strings.IndexAny(common, "*?["); i >= 0 {
+		common = path.Dir(common[:i] + "x")
+	}
+	switch common {
+	case ".":
+		return "*"
+	case "/":
+		return "/*"
+	}
+	return common + "/*"
 }
 
 func anyDynamic(fs []field) bool {
@@ -1391,6 +1433,9 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 				return true
 			}
 			name := x.Param.Value
+			if _, ok := st.entries[name]; ok && !st.wild[name] && !e.Get(name).IsSet() {
+				return false // an entry of a known directory (render writes it)
+			}
 			if r.openVars[name] && !e.Get(name).IsSet() {
 				return true
 			}
@@ -1405,6 +1450,13 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 				return r.openVars[name]
 			}
 			if !e.Get(name).IsSet() {
+				plain := x.Exp == nil || x.Exp.Op == syntax.DefaultUnset || x.Exp.Op == syntax.DefaultUnsetOrNull
+				if plain && x.Repl == nil && x.Slice == nil && !x.Length && x.Index == nil {
+					// not set by the script: its value comes from the
+					// environment the command runs in (GOOGLE_APPLICATION_CREDENTIALS,
+					// OLDPWD), which could name any path
+					return true
+				}
 				continue // unset: expands to nothing, look further
 			}
 			return false
@@ -1875,6 +1927,9 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 			}
 			return
 		case *syntax.ParamExp, *syntax.CmdSubst:
+			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() {
+				break // ${X:-default}: X may come from the environment
+			}
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {
 				tb.WriteString(s)
 				pb.WriteString(s)

@@ -289,8 +289,8 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 			first = "delete"
 		}
 		for k, o := range operands {
-			if remote(o.text) {
-				continue
+			if remote(o.text) && !o.dynamic {
+				continue // (a dynamic word may hold a ":" of its own: ${X:-y})
 			}
 			switch {
 			case role == "archive" && k == 0:

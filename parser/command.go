@@ -548,6 +548,19 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	if name == "patch" {
 		defer r.patchTree(idx, local)
 	}
+	switch name {
+	case "cpio", "sort", "wc", "xz", "lzma", "unxz", "zstd", "unzstd", "zstdmt", "rsync", "7z", "7za", "7zr":
+		r.nameLists(idx, name, args, local, in)
+	case "jar":
+		// jar cf out.jar -C DIR .: what follows -C is read below DIR
+		if tree, _ := readsTree(name, args); tree {
+			for k := 0; k+1 < len(args); k++ {
+				if args[k].text == "-C" || args[k].text == "--directory" {
+					r.addPath(args[k+1], local, "read", idx, name)
+				}
+			}
+		}
+	}
 	switch {
 	case r.a.shells[name]:
 		return nil, r.shell(idx, name, args, local, sc, in)
@@ -1786,6 +1799,24 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 		}
 		if sub == "worktree" && len(ops) > 1 && ops[0].text == "add" {
 			r.addPath(ops[1], local, "write", idx, "git")
+		}
+		if sub == "add" || sub == "stash" && (hasOpt(rest, 'u', "--include-untracked") || hasOpt(rest, 'a', "--all")) {
+			// what git add reads (and stash -u): the pathspecs, else
+			// with -A, -u or a stash the whole work tree
+			named := false
+			if sub == "add" {
+				for _, o := range ops {
+					r.addPath(o, local, "read", idx, "git")
+					named = true
+				}
+			}
+			if !named && local.cwd != "" {
+				root := workTree(local.cwd)
+				if root == "" {
+					root = local.cwd
+				}
+				r.addPath(field{text: root, pattern: root}, local, "read", idx, "git")
+			}
 		}
 		if sub == "mv" && len(ops) > 1 {
 			// git mv SRC… DST: the sources go, the destination is written

@@ -64,7 +64,7 @@ var specs = map[string]spec{
 	"bat": {opts: "l:r:H:", role: "read"}, "batcat": {opts: "l:r:H:", role: "read"}, "iconv": {opts: "f:t:o:", optRole: roles("o", "write"), long: longs("--output", "write", "--from-code", "data", "--to-code", "data"), role: "read"},
 	"jq":   {opts: "f:L:", optRole: roles("f", "read"), long: longs("--from-file", "read", "--indent", "data"), skip: 1, noSkip: "f", role: "read"},
 	"yq":   {skip: 1, role: "read"},
-	"grep": grepSpec, "egrep": grepSpec, "fgrep": grepSpec, "zgrep": grepSpec,
+	"grep": grepSpec, "egrep": grepSpec, "fgrep": grepSpec, "zgrep": grepSpec, "rgrep": grepSpec,
 	"rg":    {opts: "e:f:g:t:T:m:A:B:C:j:M:E:", optRole: roles("f", "read"), long: longs("--glob", "data", "--type", "data", "--regexp", "data", "--file", "read", "--max-count", "data", "--replace", "data", "--ignore-file", "read", "--pre", "exec"), skip: 1, noSkip: "ef", role: "read"},
 	"ag":    {opts: "G:g:A:B:C:m:", skip: 1, role: "read"},
 	"ack":   {skip: 1, role: "read"},

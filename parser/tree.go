@@ -59,6 +59,8 @@ func shortCount(args []field, short byte) int {
 // (ls -R, find, du, tree) are not tree readers: names are not secrets.
 func readsTree(name string, args []field) (tree, hidden bool) {
 	switch name {
+	case "rgrep":
+		return true, true // grep -r
 	case "grep", "egrep", "fgrep", "zgrep":
 		for _, a := range args {
 			if a.text == "--" {
@@ -86,10 +88,18 @@ func readsTree(name string, args []field) (tree, hidden bool) {
 		return hasOpt(args, 'r', "--recurse-paths") || hasOpt(args, 'R', "--recurse-patterns"), true
 	case "7z", "7za", "7zr":
 		return len(args) > 0 && (args[0].text == "a" || args[0].text == "u"), true
+	case "jar":
+		return len(args) > 0 && (strings.ContainsAny(strings.TrimPrefix(args[0].text, "-"), "cu") && !strings.HasPrefix(args[0].text, "--") ||
+			hasOpt(args, 0, "--create", "--update")), true
+	case "pax":
+		return hasOpt(args, 'w'), true
+	case "mksquashfs", "mkisofs", "genisoimage", "xorrisofs", "mkfs.erofs":
+		return true, true
 	case "cp":
 		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'R') || hasOpt(args, 'a', "--archive"), true
 	case "rsync":
-		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'a', "--archive"), true
+		// (-d copies every entry directly below)
+		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'a', "--archive") || hasOpt(args, 'd', "--dirs"), true
 	case "scp":
 		return hasOpt(args, 'r'), true
 	case "diff":
@@ -102,8 +112,18 @@ func readsTree(name string, args []field) (tree, hidden bool) {
 		// (compressors) -r compresses (or with -c writes to stdout) every file below
 		return hasOpt(args, 'r', "--recursive"), true
 	case "git":
-		// git grep --no-index searches the files below, tracked or not
-		return gitSub(args) == "grep" && hasOpt(args, 0, "--no-index"), true
+		// git grep --no-index searches the files below, tracked or not;
+		// diff --no-index compares (and prints) them; add reads them into
+		// the index, stash -u into a stash: git show prints them after
+		switch gitSub(args) {
+		case "grep", "diff":
+			return hasOpt(args, 0, "--no-index"), true
+		case "add":
+			return true, true
+		case "stash":
+			return hasOpt(args, 'u', "--include-untracked") || hasOpt(args, 'a', "--all"), true
+		}
+		return false, false
 	}
 	return false, false
 }
@@ -138,7 +158,7 @@ var compressors = map[string]bool{"gzip": true, "bzip2": true, "xz": true, "zstd
 // directory unless their input is a pipe or a file).
 func searchesCwd(name string) bool {
 	switch name {
-	case "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "ack-grep", "ugrep", "ug", "git":
+	case "grep", "egrep", "fgrep", "zgrep", "rgrep", "rg", "ag", "ack", "ack-grep", "ugrep", "ug", "git":
 		return true
 	}
 	return false
@@ -168,7 +188,9 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 			}
 		}
 	}
-	if operands || !searchesCwd(name) || st.cwd == "" {
+	walksCwd := name == "zip" && (hasOptText(r.facts.Commands[idx].Argv, 'R', "--recurse-patterns")) ||
+		strings.HasPrefix(name, "7z") && hasOptText(r.facts.Commands[idx].Argv, 'r')
+	if (operands && !walksCwd) || !searchesCwd(name) && !walksCwd || st.cwd == "" {
 		return
 	}
 	c := r.facts.Commands[idx]
@@ -180,6 +202,16 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 		q := &r.facts.Paths[len(r.facts.Paths)-1]
 		q.Tree, q.Sensitive, q.SensitiveMatch = true, true, m
 	}
+}
+
+// hasOptText is hasOpt over an argv of strings (its first element the
+// command name).
+func hasOptText(argv []string, short byte, long ...string) bool {
+	fs := make([]field, 0, len(argv))
+	for _, a := range argv[min(1, len(argv)):] {
+		fs = append(fs, field{text: a})
+	}
+	return hasOpt(fs, short, long...)
 }
 
 // holdsSecretChecks bounds the entries holdsSecret looks at on disk; past
@@ -326,5 +358,77 @@ func (r *run) cpio(idx int, args []field, st *state) {
 			dir = field{text: "*", pattern: "*", dynamic: true, wild: true}
 		}
 		r.addPath(dir, st, "write", idx, "cpio")
+	}
+}
+
+// nameLists: commands that take the names of the files they read from a
+// list - stdin or a file - rather than from their arguments (find . |
+// cpio -o, sort --files0-from=-, xz --files, zstd --filelist F, rsync
+// --files-from=F, wc --files0-from=F, 7z a out @list). The names come from
+// the producer feeding stdin when it is a path lister (what find prints),
+// else they could be any path.
+func (r *run) nameLists(idx int, name string, args []field, st *state, in stdin) {
+	fromStdin, fromFile := false, false
+	value := func(a field, k int, key string) (string, bool) {
+		if v, ok := strings.CutPrefix(a.text, key+"="); ok {
+			return v, true
+		}
+		if a.text == key && k+1 < len(args) {
+			return args[k+1].text, true
+		}
+		return "", false
+	}
+	list := func(v string) {
+		if v == "-" || v == "/dev/stdin" || v == "" {
+			fromStdin = true
+		} else {
+			fromFile = true
+		}
+	}
+	for k, a := range args {
+		if a.text == "--" {
+			break
+		}
+		switch name {
+		case "cpio":
+			if a.text == "--create" || a.text == "--pass-through" ||
+				len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-' && strings.ContainsAny(a.text, "op") {
+				fromStdin = true
+			}
+		case "sort", "wc", "du":
+			if v, ok := value(a, k, "--files0-from"); ok && name != "du" {
+				list(v)
+			}
+		case "xz", "lzma", "unxz":
+			if a.text == "--files" || a.text == "--files0" {
+				fromStdin = true
+			} else if v, ok := value(a, k, "--files"); ok {
+				list(v)
+			} else if v, ok := value(a, k, "--files0"); ok {
+				list(v)
+			}
+		case "zstd", "unzstd", "zstdmt":
+			if v, ok := value(a, k, "--filelist"); ok {
+				list(v)
+			}
+		case "rsync":
+			if v, ok := value(a, k, "--files-from"); ok {
+				list(v)
+			}
+		case "7z", "7za", "7zr":
+			if strings.HasPrefix(a.text, "@") {
+				fromFile = true
+			}
+		}
+	}
+	var items []field
+	if fromStdin {
+		items, _ = r.inputItems(in, true)
+	}
+	if fromFile {
+		items = append(items, unknownItem)
+	}
+	for _, it := range items {
+		r.addPath(it, st, "read", idx, name)
 	}
 }

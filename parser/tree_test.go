@@ -33,6 +33,9 @@ func TestTreeReads(t *testing.T) {
 		"zip -r /tmp/h.zip .", "7z a /tmp/h.7z .", "cp -r . /tmp/x", "cp -a . /tmp/x", "cp -R ./ /tmp/x",
 		"rsync -a ./ /tmp/x/", "rsync -r . /tmp/x", "scp -r . host:x", "diff -r . /tmp/y",
 		"cd / && grep -r x " + home[1:], "sh -c 'grep -r x .'",
+		"rgrep x .", "git add -A", "git add .", "git stash -u", "git diff --no-index src .", "jar cf /tmp/x.jar .",
+		"jar cf /tmp/e.jar -C " + home + " .", "zip -qR /tmp/x.zip '*'", "7z a /tmp/x.7z -r '*'", "pax -w .", "pax -rw . /tmp/o",
+		"mksquashfs . /tmp/x.sqfs", "rsync -d . /tmp/o",
 		"ugrep -r x .", "ug x", "git grep --no-index x", "git -C . grep --no-index x .", "gzip -rc . > /tmp/x.gz", "gzip -r .", "zstd -r . -o /tmp/x",
 	} {
 		f := a.Analyze(src, opts)
@@ -53,7 +56,7 @@ func TestTreeReads(t *testing.T) {
 		"grep token .", "grep -r token src", "rg token", "rg token .", "ag x", "cat f | rg token", "rg x < list",
 		"ls -R .", "find . -name x", "du -a .", "tar --no-recursion -cf /tmp/h.tar .", "tar xf /tmp/h.tar",
 		"cp . /tmp/x", "zip /tmp/h.zip .", "rsync ./a /tmp/x", "diff . /tmp/y", "tree .",
-		"git grep x", "gzip -r src", "cat f | ug x",
+		"git grep x", "gzip -r src", "cat f | ug x", "git add src", "git stash", "jar cf /tmp/s.jar src", "jar xf x.jar",
 	} {
 		f := a.Analyze(src, opts)
 		if p, ok := found(f); ok {
@@ -74,6 +77,28 @@ func TestTreeReads(t *testing.T) {
 		}
 		if !sensitive {
 			t.Errorf("%s: no read of a secret", src)
+		}
+	}
+
+	// Names read from a list: from a lister feeding stdin, its entries;
+	// from a file, any path.
+	for src, want := range map[string]bool{
+		"find . | cpio -o > /tmp/x.cpio":                true,
+		"find src | cpio -o > /tmp/x.cpio":              false,
+		"find . -type f -print0 | sort --files0-from=-": true,
+		"echo .ssh/id_rsa | xz -c --files":              true,
+		"zstd -qc --filelist=/tmp/l":                    true,
+		"rsync --files-from=/tmp/l . /tmp/p":            true,
+		"7z a /tmp/x.7z @list":                          true,
+		"wc --files0-from=/tmp/l":                       true,
+		"sort -o out.txt src/in.txt":                    false,
+	} {
+		sensitive := false
+		for _, p := range a.Analyze(src, opts).Paths {
+			sensitive = sensitive || p.Sensitive || p.Zone == "unknown"
+		}
+		if sensitive != want {
+			t.Errorf("%s: reads a secret or an unknown path %v, want %v", src, sensitive, want)
 		}
 	}
 

@@ -2,7 +2,9 @@ package parser
 
 import (
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -169,6 +171,9 @@ func searchesCwd(name string) bool {
 // With no directory operand a searching command reads its working
 // directory, which is then added as a path when it holds a secret.
 func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
+	if !hidden {
+		hidden = r.unhides(idx, name, st)
+	}
 	operands := false
 	for i := range r.facts.Paths {
 		p := &r.facts.Paths[i]
@@ -177,7 +182,7 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 		}
 		// (a compressor's operands are written, and read first)
 		reads := p.Access == "read" || p.Access == "write" && compressors[name]
-		operands = operands || reads
+		operands = operands || reads && !optionValue(name, r.facts.Commands[idx].Argv, p.Raw)
 		if !reads || p.Glob || !p.Exists || !isDir(p.Real) {
 			continue
 		}
@@ -202,6 +207,92 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 		q := &r.facts.Paths[len(r.facts.Paths)-1]
 		q.Tree, q.Sensitive, q.SensitiveMatch = true, true, m
 	}
+}
+
+// optionValue says whether raw appears in argv only as the value of an
+// option (grep -f PATTERNS, rg --ignore-file F), not as an operand: a
+// searcher given no operand still searches its working directory.
+func optionValue(name string, argv []string, raw string) bool {
+	sp := lookupSpec(name)
+	for i := 1; i < len(argv); i++ {
+		if argv[i] != raw {
+			continue
+		}
+		prev := argv[i-1]
+		switch {
+		case strings.HasPrefix(prev, "--"):
+			if _, takes := sp.long[sp.abbrev(prev)]; takes {
+				continue
+			}
+		case len(prev) > 1 && prev[0] == '-':
+			last := prev[len(prev)-1]
+			if k := strings.IndexByte(sp.opts, last); k >= 0 && k+1 < len(sp.opts) && sp.opts[k+1] == ':' {
+				continue
+			}
+		}
+		return false // an operand
+	}
+	return true
+}
+
+// ignoreFiles are the files whose rules rg and ag follow; a "!" rule in
+// one can bring hidden entries back (!.ssh).
+var ignoreFiles = []string{".ignore", ".rgignore", ".agignore", ".gitignore"}
+
+// unhides says whether rg or ag will read hidden entries although not told
+// to on the command line: a config file named by RIPGREP_CONFIG_PATH can
+// hold --hidden, an --ignore-file or an ignore file in the working
+// directory (or one the script writes) can whitelist dot entries.
+func (r *run) unhides(idx int, name string, st *state) bool {
+	if name != "rg" && name != "ag" {
+		return false
+	}
+	c := r.facts.Commands[idx]
+	if _, ok := c.Env["RIPGREP_CONFIG_PATH"]; ok {
+		return true
+	}
+	if _, ok := st.vars["RIPGREP_CONFIG_PATH"]; ok || st.wild["RIPGREP_CONFIG_PATH"] {
+		return true
+	}
+	if os.Getenv("RIPGREP_CONFIG_PATH") != "" && name == "rg" {
+		return true // the gate's own environment: a hook shares the agent's
+	}
+	for _, a := range c.Argv[1:] {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--ignore-file") || strings.HasPrefix(a, "--path-to-ignore") || a == "-p" {
+			return true
+		}
+	}
+	for _, p := range r.facts.Paths {
+		if p.Access == "write" && slices.Contains(ignoreFiles, path.Base(p.Real)) {
+			return true
+		}
+	}
+	dirs := []string{st.cwd}
+	for _, p := range r.facts.Paths {
+		if p.Cmd == idx && p.Access == "read" && p.Exists && isDir(p.Real) {
+			dirs = append(dirs, p.Real)
+		}
+	}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		for _, f := range ignoreFiles {
+			data, err := os.ReadFile(d + "/" + f)
+			if err != nil || len(data) > 1<<20 {
+				continue
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "!") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // hasOptText is hasOpt over an argv of strings (its first element the

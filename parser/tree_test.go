@@ -33,6 +33,8 @@ func TestTreeReads(t *testing.T) {
 		"zip -r /tmp/h.zip .", "7z a /tmp/h.7z .", "cp -r . /tmp/x", "cp -a . /tmp/x", "cp -R ./ /tmp/x",
 		"rsync -a ./ /tmp/x/", "rsync -r . /tmp/x", "scp -r . host:x", "diff -r . /tmp/y",
 		"cd / && grep -r x " + home[1:], "sh -c 'grep -r x .'",
+		"printf '!.ssh\\n' > .ignore && rg x", "RIPGREP_CONFIG_PATH=/tmp/cfg rg x", "rg --ignore-file /tmp/i x",
+		"grep -r -f /tmp/patterns", "grep -r --file=/tmp/patterns",
 		"rgrep x .", "git add -A", "git add .", "git stash -u", "git diff --no-index src .", "jar cf /tmp/x.jar .",
 		"jar cf /tmp/e.jar -C " + home + " .", "zip -qR /tmp/x.zip '*'", "7z a /tmp/x.7z -r '*'", "pax -w .", "pax -rw . /tmp/o",
 		"mksquashfs . /tmp/x.sqfs", "rsync -d . /tmp/o",
@@ -56,7 +58,7 @@ func TestTreeReads(t *testing.T) {
 		"grep token .", "grep -r token src", "rg token", "rg token .", "ag x", "cat f | rg token", "rg x < list",
 		"ls -R .", "find . -name x", "du -a .", "tar --no-recursion -cf /tmp/h.tar .", "tar xf /tmp/h.tar",
 		"cp . /tmp/x", "zip /tmp/h.zip .", "rsync ./a /tmp/x", "diff . /tmp/y", "tree .",
-		"git grep x", "gzip -r src", "cat f | ug x", "git add src", "git stash", "jar cf /tmp/s.jar src", "jar xf x.jar",
+		"git grep x", "gzip -r src", "cat f | ug x", "rg -f /tmp/patterns", "grep -r -f /tmp/patterns src", "git add src", "git stash", "jar cf /tmp/s.jar src", "jar xf x.jar",
 	} {
 		f := a.Analyze(src, opts)
 		if p, ok := found(f); ok {

@@ -2,8 +2,10 @@ package parser
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -530,6 +532,11 @@ func shellQuote(s string) string {
 // state (changed by cd); local carries the command's own cwd.
 func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc scope, in stdin) (*string, error) {
 	args := argv[1:]
+	if tree, hidden := readsTree(name, args); tree {
+		// after the command's own paths and the links it follows (deferred
+		// calls run last first): what lies below its directories
+		defer r.treeReads(idx, name, local, hidden)
+	}
 	if followsLinksDown(name, args) {
 		// after the command's own paths: the links below its directories
 		// (zip -R matches its patterns below the cwd)
@@ -540,10 +547,6 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 		defer r.linksBelow(idx, name, local, patterns)
-	}
-	if tree, hidden := readsTree(name, args); tree {
-		// after the command's own paths: what lies below its directories
-		defer r.treeReads(idx, name, local, hidden)
 	}
 	if name == "patch" {
 		defer r.patchTree(idx, local)
@@ -3407,6 +3410,13 @@ func (r *run) linksBelow(idx int, name string, st *state, cwdToo bool) {
 			}
 		}
 		walk(u.dir)
+		// links the script itself made below (ln -s .. src/up && grep -R
+		// x src): not on disk yet, followed all the same
+		for _, link := range slices.Sorted(maps.Keys(r.links)) {
+			if link != u.dir && under(link, u.dir) {
+				r.addPath(field{text: link, pattern: link}, st, u.access, idx, name)
+			}
+		}
 		if budget < 0 {
 			// more than is worth reading: whatever lies below is unknown
 			r.addPath(field{text: u.dir + "/*", pattern: u.dir + "/*", dynamic: true, glob: true, wild: true}, st, u.access, idx, name)

@@ -35,6 +35,7 @@ func TestTreeReads(t *testing.T) {
 		"cd / && grep -r x " + home[1:], "sh -c 'grep -r x .'",
 		"printf '!.ssh\\n' > .ignore && rg x", "RIPGREP_CONFIG_PATH=/tmp/cfg rg x", "rg --ignore-file /tmp/i x",
 		"grep -r -f /tmp/patterns", "grep -r --file=/tmp/patterns",
+		"ln -s .. src/up && grep -R x src", "ln -s " + home + " src/up && cp -rL src /tmp/o", "ln -s .. src/up && rsync -aL src /tmp/o",
 		"rgrep x .", "git add -A", "git add .", "git stash -u", "git diff --no-index src .", "jar cf /tmp/x.jar .",
 		"jar cf /tmp/e.jar -C " + home + " .", "zip -qR /tmp/x.zip '*'", "7z a /tmp/x.7z -r '*'", "pax -w .", "pax -rw . /tmp/o",
 		"mksquashfs . /tmp/x.sqfs", "rsync -d . /tmp/o",

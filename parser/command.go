@@ -554,7 +554,12 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	switch name {
 	case "cpio", "sort", "wc", "xz", "lzma", "unxz", "zstd", "unzstd", "zstdmt", "rsync", "7z", "7za", "7zr":
 		r.nameLists(idx, name, args, local, in)
+	}
+	switch name {
+	case "ar", "dpkg-deb", "dpkg", "7z", "7za", "7zr", "unrar", "rar", "pax", "cabextract", "unar", "lha", "lzh", "arj", "atool", "aunpack", "dtrx", "unp":
+		r.extractTo(idx, name, args, local)
 	case "jar":
+		r.extractTo(idx, name, args, local)
 		// jar cf out.jar -C DIR .: what follows -C is read below DIR
 		if tree, _ := readsTree(name, args); tree {
 			for k := 0; k+1 < len(args); k++ {

@@ -36,6 +36,7 @@ var (
 	cc       = spec{opts: "o:I:L:l:D:U:x:", optRole: roles("o", "write"), role: "guess"}
 	readSpec = spec{role: "read"}
 	dataSpec = spec{role: "data"}
+	zstdSpec = spec{opts: "o:", optRole: roles("o", "write"), long: longs("--output-dir-flat", "write", "--output-dir-mirror", "write", "--filelist", "read"), role: "write"}
 	grepSpec = spec{opts: "e:f:m:A:B:C:d:D:", optRole: roles("f", "read"), long: longs("--file", "read", "--regexp", "data", "--include", "data", "--exclude", "data", "--exclude-dir", "data", "--exclude-from", "read", "--max-count", "data", "--context", "data"), skip: 1, noSkip: "ef", role: "read"}
 )
 
@@ -83,7 +84,9 @@ var specs = map[string]spec{
 	"setfacl": {opts: "m:x:M:X:", role: "write"}, "setcap": {skip: 1, role: "write"},
 	"zip": {opts: "x:i:", role: "archive"}, "unzip": {opts: "d:x:", optRole: roles("d", "write"), role: "read"},
 	"gzip": {opts: "S:", role: "write"}, "gunzip": {opts: "S:", role: "write"}, "bzip2": {role: "write"}, "bunzip2": {role: "write"},
-	"xz": {role: "write"}, "unxz": {role: "write"}, "zstd": {opts: "o:", optRole: roles("o", "write"), role: "write"}, "lz4": {role: "write"},
+	"xz": {role: "write"}, "unxz": {role: "write"}, "zstd": zstdSpec, "unzstd": zstdSpec, "zstdmt": zstdSpec, "pzstd": zstdSpec, "lz4": {role: "write"},
+	"lzop": {opts: "o:p:", optRole: roles("o", "write", "p", "write"), role: "write"}, "lzip": {opts: "o:", optRole: roles("o", "write"), role: "write"},
+	"compress": {role: "write"}, "uncompress": {role: "write"}, "dos2unix": {role: "write"}, "unix2dos": {role: "write"}, "mac2unix": {role: "write"},
 	"zcat": readSpec, "bzcat": readSpec, "xzcat": readSpec, "zless": readSpec,
 	"source": {role: "exec"}, ".": {role: "exec"},
 	"vi": {opts: "c:", role: "write"}, "vim": {opts: "c:", role: "write"}, "nano": {role: "write"}, "emacs": {role: "write"}, "ed": {role: "write"}, "ex": {role: "write"},

@@ -523,3 +523,92 @@ func (r *run) nameLists(idx int, name string, args []field, st *state, in stdin)
 		r.addPath(it, st, "read", idx, name)
 	}
 }
+
+// extractTo: archive extractors that write what the archive holds below a
+// directory - the cwd unless an option names another: jar x, ar x,
+// dpkg-deb -x/-R ARCHIVE DIR, 7z x/e (-oDIR), unrar x/e [DIR/], pax -r,
+// cabextract (-d DIR), unar (-o DIR), lha/arj x, atool -x/aunpack (-X DIR).
+// The directory is written.
+func (r *run) extractTo(idx int, name string, args []field, st *state) {
+	cwd := field{text: st.cwd, pattern: st.cwd}
+	if st.cwd == "" {
+		cwd = field{text: "*", pattern: "*", dynamic: true, wild: true}
+	}
+	var dir *field
+	extracts := false
+	var ops []field
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		next := func() *field {
+			if k+1 < len(args) {
+				k++
+				return &args[k]
+			}
+			return nil
+		}
+		switch {
+		case t == "--":
+			ops = append(ops, args[k+1:]...)
+			k = len(args)
+		case !strings.HasPrefix(t, "-") || a.dynamic:
+			ops = append(ops, a)
+		case name == "jar" && (t == "--dir" || t == "-C"):
+			dir = next()
+		case name == "jar" && strings.HasPrefix(t, "--dir="):
+			v := valueField(a, "--dir=", strings.TrimPrefix(t, "--dir="))
+			dir = &v
+		case name == "ar" && strings.HasPrefix(t, "--output="):
+			v := valueField(a, "--output=", strings.TrimPrefix(t, "--output="))
+			dir = &v
+		case name == "ar" && t == "--output":
+			dir = next()
+		case strings.HasPrefix(name, "7z") && strings.HasPrefix(t, "-o") && len(t) > 2:
+			v := valueField(a, "-o", t[2:])
+			dir = &v
+		case (name == "cabextract" && (t == "-d" || t == "--directory")) || (name == "unar" && (t == "-o" || t == "--output-directory")) ||
+			((name == "atool" || name == "aunpack") && (t == "-X" || t == "--extract-to")):
+			dir = next()
+		case name == "dpkg-deb" || name == "dpkg":
+			if t == "-x" || t == "--extract" || t == "-X" || t == "--vextract" || t == "-R" || t == "--raw-extract" {
+				extracts = true
+			}
+		case name == "pax":
+			extracts = extracts || strings.ContainsRune(t, 'r') && !strings.ContainsRune(t, 'w')
+		case name == "jar" && !strings.HasPrefix(t, "--"):
+			extracts = extracts || strings.ContainsRune(t, 'x')
+		case name == "atool":
+			extracts = extracts || t == "-x" || t == "--extract"
+		}
+	}
+	first := ""
+	if len(ops) > 0 {
+		first = ops[0].text
+	}
+	switch name {
+	case "jar":
+		extracts = extracts || strings.ContainsRune(strings.TrimPrefix(first, "-"), 'x') && !strings.Contains(first, "/")
+	case "ar":
+		extracts = strings.ContainsRune(strings.TrimPrefix(first, "-"), 'x') && !strings.Contains(first, "/")
+	case "7z", "7za", "7zr", "unrar", "rar", "lha", "lzh", "arj":
+		extracts = first == "x" || first == "e"
+		if (name == "unrar" || name == "rar") && extracts && len(ops) > 2 && strings.HasSuffix(ops[len(ops)-1].text, "/") {
+			d := ops[len(ops)-1]
+			dir = &d
+		}
+	case "dpkg-deb", "dpkg":
+		if extracts && len(ops) >= 2 {
+			d := ops[len(ops)-1]
+			dir = &d
+		}
+	case "cabextract", "unar", "aunpack", "dtrx", "unp":
+		extracts = true
+	}
+	if !extracts {
+		return
+	}
+	if dir == nil {
+		dir = &cwd
+	}
+	r.addPath(*dir, st, "write", idx, name)
+}

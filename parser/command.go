@@ -865,7 +865,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 	case "less", "more", "most", "vi", "vim", "nvim", "view", "ex", "gvim", "gdb", "lldb":
-		if err := r.editorCommands(idx, name, args, local, sc); err != nil {
+		if err := r.editorCommands(idx, name, args, local, sc, in); err != nil {
 			return nil, err
 		}
 	case "tar", "bsdtar":
@@ -2399,7 +2399,7 @@ func exFileCommand(line string) bool {
 	return false
 }
 
-func (r *run) editorCommands(idx int, name string, args []field, st *state, sc scope) error {
+func (r *run) editorCommands(idx int, name string, args []field, st *state, sc scope, in stdin) error {
 	check := func(f field) error {
 		t := strings.TrimSpace(strings.TrimLeft(f.text, ":+"))
 		if f.dynamic {
@@ -2439,6 +2439,28 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 			}
 		case strings.HasPrefix(t, "--eval-command="):
 			if err := check(field{text: strings.TrimPrefix(t, "--eval-command="), dynamic: a.dynamic}); err != nil {
+				return err
+			}
+		}
+	}
+	// In ex mode (ex, vim -e/-es/-E) and in gdb/lldb, commands come from
+	// stdin when it is not the terminal: vim -es x <<< 'w! ~/.bashrc'.
+	exMode := name == "ex" || name == "gdb" || name == "lldb"
+	for _, a := range args {
+		if t := a.text; len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t[1:], "eE") && name != "less" && name != "more" && name != "most" {
+			exMode = true
+		}
+	}
+	if exMode && in.kind != "" {
+		if in.literal == nil {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: name + " reads commands from its input", Cmd: idx})
+			return nil
+		}
+		for _, line := range strings.Split(*in.literal, "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			if err := check(field{text: line}); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,43 @@
+package parser
+
+import "testing"
+
+// TestExCommandsOnStdin: ex-mode editors (ex, vim -es) and debuggers read
+// their commands from stdin when it is not the terminal; literal commands
+// are judged as -c commands are, others cannot be known.
+func TestExCommandsOnStdin(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{})
+	flagged := func(src string) bool {
+		f := a.Analyze(src, Options{Workspace: ws, Home: home})
+		if f.ParseError != nil {
+			t.Fatalf("%s: %v", src, f.ParseError)
+		}
+		for _, d := range f.Dynamic {
+			if d.Kind == "nested_script" || d.Kind == "stdin_script" {
+				return true
+			}
+		}
+		for _, c := range f.Commands {
+			if c.Name == "rm" {
+				return true
+			}
+		}
+		return false
+	}
+	for src, want := range map[string]bool{
+		`vim -es README.md <<< 'w! /tmp/x'`:    true,
+		`ex README.md <<< "r ~/.ssh/id_rsa"`:   true,
+		"vim -es README.md < /tmp/cmds":        true,
+		"gdb -batch < /tmp/cmds":               true,
+		`echo '!rm -rf ~' | ex -s`:             true,
+		`ex -s README.md <<< '%s/a/b/g|wq'`:    false,
+		"vim -es -c '%s/a/b/' -c wq README.md": false,
+		"less README.md < /dev/null":           false,
+		`vim README.md`:                        false,
+	} {
+		if got := flagged(src); got != want {
+			t.Errorf("%s: flagged %v, want %v", src, got, want)
+		}
+	}
+}

@@ -117,11 +117,17 @@ func (e errStop) Error() string { return e.pe.Message }
 
 // run is the state of one analysis.
 type run struct {
-	a     *Analyzer
-	opts  Options
-	cls   *classifier
-	facts *Facts
-	glob  int // directory entries read so far
+	// funcs are the functions the script declares, for walking their
+	// bodies again at a call with the call's arguments; funcDepth and
+	// funcWalks bound that.
+	funcs     map[string]*syntax.Stmt
+	funcDepth int
+	funcWalks int
+	a         *Analyzer
+	opts      Options
+	cls       *classifier
+	facts     *Facts
+	glob      int // directory entries read so far
 	// links made by the script (ln -s) that do not exist yet: link → target
 	links map[string]string
 	// calls between functions made in the background or a pipeline
@@ -167,6 +173,9 @@ type state struct {
 	// entries: variables read from a path lister's output (find . | while
 	// read f): each value is some entry of a directory
 	entries map[string]entryVar
+	// params are the positional parameters ($1 … $@) when known: inside a
+	// function body walked for one call
+	params []string
 }
 
 // entryVar is a value a lister printed: an entry matching pattern ("DIR/*");
@@ -201,6 +210,7 @@ func (s *state) clone() *state {
 			n.wild[k] = true
 		}
 	}
+	n.params = s.params
 	if len(s.entries) > 0 {
 		n.entries = make(map[string]entryVar, len(s.entries))
 		for k, v := range s.entries {
@@ -869,6 +879,10 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 	if c.Body == nil {
 		return nil
 	}
+	if r.funcs == nil {
+		r.funcs = map[string]*syntax.Stmt{}
+	}
+	r.funcs[name] = c.Body
 	body := st.clone()
 	if err := r.stmt(c.Body, body, inner, stdin{}); err != nil {
 		return err
@@ -876,6 +890,40 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 	// the function may be called later: what it changes becomes unknown
 	merge(st, st.clone(), body)
 	return nil
+}
+
+// callFunction walks the body of a function the script declared once more
+// for a call whose arguments are all known, with $1 … $@ bound to them: a
+// body that passes "$@" on (g() { grep "$@"; }; g -r x .) is judged with
+// what it is given. The walk at the declaration, with the parameters
+// unknown, stands as well; what the call changes in the caller's state is
+// not carried over (the declaration made it unknown already).
+func (r *run) callFunction(idx int, name string, args []field, st *state, sc scope, in stdin) error {
+	body, ok := r.funcs[name]
+	if !ok || r.funcDepth >= 3 || r.funcWalks >= 64 {
+		return nil
+	}
+	params := make([]string, 0, len(args))
+	for _, a := range args {
+		if a.dynamic || a.glob {
+			return nil
+		}
+		params = append(params, a.text)
+	}
+	r.funcDepth++
+	r.funcWalks++
+	defer func() { r.funcDepth-- }()
+	call := st.clone()
+	call.params = params
+	inner := sc.with("function")
+	inner.fn = name
+	inner.fnIdx = -1
+	for i, f := range r.facts.Functions {
+		if f.Name == name {
+			inner.fnIdx = i
+		}
+	}
+	return r.stmt(body, call, inner, in)
 }
 
 func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
@@ -1234,6 +1282,19 @@ func (e env) Get(name string) expand.Variable {
 	str := func(s string) expand.Variable { return expand.Variable{Set: true, Kind: expand.String, Str: s} }
 	if v, ok := e.st.vars[name]; ok {
 		return str(v)
+	}
+	if e.st.params != nil {
+		switch {
+		case name == "@" || name == "*":
+			return expand.Variable{Set: true, Kind: expand.Indexed, List: e.st.params}
+		case name == "#":
+			return str(strconv.Itoa(len(e.st.params)))
+		case isDigits(name) && name != "0":
+			if i, _ := strconv.Atoi(name); i <= len(e.st.params) {
+				return str(e.st.params[i-1])
+			}
+			return expand.Variable{Set: true, Kind: expand.String}
+		}
 	}
 	switch name {
 	case "HOME":

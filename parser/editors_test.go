@@ -41,3 +41,32 @@ func TestExCommandsOnStdin(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctionCalls: a call to a function the script declares walks its
+// body again with the call's arguments as $1 … $@, so a body that passes
+// them on is judged with them; calls are bounded.
+func TestFunctionCalls(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{SensitivePaths: []string{"~/.ssh"}})
+	opts := Options{Workspace: home, Home: home}
+	for src, want := range map[string]bool{
+		`g() { grep "$@"; }; g -r SECRET .`:          true,
+		`g() { grep $*; }; g -r SECRET .`:            true,
+		`g() { tar czf "$1" "${@:2}"; }; g /tmp/x .`: true,
+		`g() { grep "$@"; }; g -r SECRET src`:        false,
+	} {
+		f := a.Analyze(src, opts)
+		got := false
+		for _, p := range f.Paths {
+			got = got || p.Tree && p.Sensitive
+		}
+		if got != want {
+			t.Errorf("%s: reads a tree holding a secret %v, want %v", src, got, want)
+		}
+	}
+	// mutual recursion stays bounded
+	f := a.Analyze(`a() { b "$@" "$@"; }; b() { a "$@" "$@"; }; a x`, Options{Workspace: ws, Home: home})
+	if f.ParseError != nil || len(f.Commands) > 400 {
+		t.Errorf("mutual recursion: %v, %d commands", f.ParseError, len(f.Commands))
+	}
+}

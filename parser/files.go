@@ -47,7 +47,7 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 		r.addPath(fl, st, p.Access, -1, "")
 		if q := &f.Paths[len(f.Paths)-1]; p.Tree && q.Exists && !q.Glob && isDir(q.Real) {
 			q.Tree = true
-			if m, ok := r.cls.holdsSecret(q.Real, true); ok && !q.Sensitive {
+			if m, ok := r.cls.holdsSecret(q.Real, treeFilter{hidden: true}); ok && !q.Sensitive {
 				q.Sensitive, q.SensitiveMatch = true, m
 			}
 		}

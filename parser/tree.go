@@ -174,6 +174,7 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 	if !hidden {
 		hidden = r.unhides(idx, name, st)
 	}
+	filter := filterOf(name, r.facts.Commands[idx].Argv, hidden)
 	operands := false
 	for i := range r.facts.Paths {
 		p := &r.facts.Paths[i]
@@ -188,7 +189,7 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 		}
 		p.Tree = true
 		if !p.Sensitive {
-			if m, ok := r.cls.holdsSecret(p.Real, hidden); ok {
+			if m, ok := r.cls.holdsSecret(p.Real, filter); ok {
 				p.Sensitive, p.SensitiveMatch = true, m
 			}
 		}
@@ -202,7 +203,7 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 	if (name == "rg" || name == "ag" || name == "ack" || name == "ack-grep" || name == "ug") && c.Stdin != "" {
 		return // they search their input when it is not inherited
 	}
-	if m, ok := r.cls.holdsSecret(st.cwd, hidden); ok {
+	if m, ok := r.cls.holdsSecret(st.cwd, filter); ok {
 		r.addPath(field{text: ".", pattern: "."}, st, "read", idx, name)
 		q := &r.facts.Paths[len(r.facts.Paths)-1]
 		q.Tree, q.Sensitive, q.SensitiveMatch = true, true, m
@@ -305,21 +306,126 @@ func hasOptText(argv []string, short byte, long ...string) bool {
 	return hasOpt(fs, short, long...)
 }
 
+// treeFilter is what a tree reader leaves out: hidden entries (rg, ag
+// unless told), directories and files excluded by name (grep
+// --exclude-dir/--exclude, rg -g '!GLOB'), or every file but those an
+// include names (grep --include, rg -g GLOB).
+type treeFilter struct {
+	hidden                   bool
+	excludeDirs, excludeFile []string
+	include                  []string
+}
+
+// filterOf reads a tree reader's filters from its argv.
+func filterOf(name string, argv []string, hidden bool) treeFilter {
+	f := treeFilter{hidden: hidden}
+	val := func(i int, a, key string) (string, bool) {
+		if v, ok := strings.CutPrefix(a, key+"="); ok {
+			return v, true
+		}
+		if a == key && i+1 < len(argv) {
+			return argv[i+1], true
+		}
+		return "", false
+	}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			break
+		}
+		switch name {
+		case "grep", "egrep", "fgrep", "zgrep", "rgrep", "ugrep":
+			if v, ok := val(i, a, "--exclude-dir"); ok {
+				f.excludeDirs = append(f.excludeDirs, v)
+			} else if v, ok := val(i, a, "--exclude"); ok {
+				f.excludeFile = append(f.excludeFile, v)
+			} else if v, ok := val(i, a, "--include"); ok {
+				f.include = append(f.include, v)
+			}
+		case "rg":
+			v, ok := val(i, a, "--glob")
+			if !ok {
+				v, ok = val(i, a, "-g")
+			}
+			if !ok {
+				continue
+			}
+			if neg, isNeg := strings.CutPrefix(v, "!"); isNeg {
+				neg = strings.Trim(neg, "/")
+				f.excludeDirs = append(f.excludeDirs, neg)
+				f.excludeFile = append(f.excludeFile, neg)
+			} else if !strings.Contains(v, "/") {
+				f.include = append(f.include, v)
+			} else {
+				f.include = append(f.include, "*") // a path glob: not judged here
+			}
+		}
+	}
+	return f
+}
+
+// skips says whether the reader leaves out the entry abs (rel below the
+// directory it reads).
+func (f treeFilter) skips(abs, rel string) bool {
+	if !f.hidden && (strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.")) {
+		return true
+	}
+	match := func(pats []string, name string) bool {
+		for _, p := range pats {
+			if ok, _ := path.Match(p, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	comps := strings.Split(rel, "/")
+	dir := isDir(abs)
+	for i, c := range comps {
+		if i < len(comps)-1 || dir {
+			if match(f.excludeDirs, c) {
+				return true
+			}
+		} else if match(f.excludeFile, c) {
+			return true
+		}
+	}
+	if len(f.include) == 0 || slices.Contains(f.include, "*") {
+		return false
+	}
+	if !dir {
+		return !match(f.include, comps[len(comps)-1])
+	}
+	// a directory: skipped unless a file below it is included
+	seen := 0
+	found := false
+	_ = filepath.WalkDir(abs, func(p string, d os.DirEntry, err error) error {
+		if seen++; seen > 2000 || found {
+			found = found || seen > 2000 // too many to look at: count it
+			return filepath.SkipAll
+		}
+		if err == nil && !d.IsDir() && match(f.include, d.Name()) && !match(f.excludeFile, d.Name()) {
+			found = true
+		}
+		return nil
+	})
+	return !found
+}
+
 // holdsSecretChecks bounds the entries holdsSecret looks at on disk; past
 // it the directory is taken to hold one (fail closed).
 const holdsSecretChecks = 512
 
 // holdsSecret reports whether a sensitive entry lies strictly below dir
-// (resolved) that the caller could read, and which entry; hidden false
-// leaves out entries reached through a name starting with ".". Only the
+// (resolved) that the caller could read, and which entry; the filter
+// leaves out what the command skips. Only the
 // listed locations count (sensitive_paths); key names (sensitive_names)
 // below a directory are not searched for.
-func (c *classifier) holdsSecret(dir string, hidden bool) (string, bool) {
+func (c *classifier) holdsSecret(dir string, f treeFilter) (string, bool) {
 	comps := splitPath(dir)
 	budget := holdsSecretChecks
 	check := func(abs, raw string) (string, bool, bool) {
 		rel := strings.TrimPrefix(abs, strings.TrimSuffix(dir, "/")+"/")
-		if !hidden && (strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.")) {
+		if f.skips(abs, rel) {
 			return "", false, false
 		}
 		if budget--; budget < 0 {

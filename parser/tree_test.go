@@ -36,6 +36,7 @@ func TestTreeReads(t *testing.T) {
 		"printf '!.ssh\\n' > .ignore && rg x", "RIPGREP_CONFIG_PATH=/tmp/cfg rg x", "rg --ignore-file /tmp/i x",
 		"grep -r -f /tmp/patterns", "grep -r --file=/tmp/patterns",
 		"ln -s .. src/up && grep -R x src", "ln -s " + home + " src/up && cp -rL src /tmp/o", "ln -s .. src/up && rsync -aL src /tmp/o",
+		"grep -r foo --exclude-dir=.git .", "grep -r foo --include='id_*' .", "rg --hidden -g '!.git' foo",
 		"rgrep x .", "git add -A", "git add .", "git stash -u", "git diff --no-index src .", "jar cf /tmp/x.jar .",
 		"jar cf /tmp/e.jar -C " + home + " .", "zip -qR /tmp/x.zip '*'", "7z a /tmp/x.7z -r '*'", "pax -w .", "pax -rw . /tmp/o",
 		"mksquashfs . /tmp/x.sqfs", "rsync -d . /tmp/o",
@@ -59,6 +60,7 @@ func TestTreeReads(t *testing.T) {
 		"grep token .", "grep -r token src", "rg token", "rg token .", "ag x", "cat f | rg token", "rg x < list",
 		"ls -R .", "find . -name x", "du -a .", "tar --no-recursion -cf /tmp/h.tar .", "tar xf /tmp/h.tar",
 		"cp . /tmp/x", "zip /tmp/h.zip .", "rsync ./a /tmp/x", "diff . /tmp/y", "tree .",
+		"grep -r foo --exclude-dir=.ssh .", "grep -rn foo --include=*.py .", "rg --hidden -g '!.ssh' foo", "rg --hidden -g '*.py' foo",
 		"git grep x", "gzip -r src", "cat f | ug x", "rg -f /tmp/patterns", "grep -r -f /tmp/patterns src", "git add src", "git stash", "jar cf /tmp/s.jar src", "jar xf x.jar",
 	} {
 		f := a.Analyze(src, opts)

@@ -10,7 +10,7 @@ deny contains {"rule": "secrets.access", "message": secret_message(p)} if {
 
 # A directory read whole (grep -r, tar c, cp -r, the search tool: p.tree)
 # is sensitive when a secret lies below it.
-secret_message(p) := sprintf("%s reads every file below %s, and secrets lie there (%s); name a narrower directory that leaves them out — never read or copy credentials", [who(p), p.raw, object.get(p, "sensitive_match", "sensitive path")]) if {
+secret_message(p) := sprintf("%s reads every file below %s, and secrets lie there (%s); name a narrower directory or exclude them (grep --exclude-dir, rg -g '!DIR') — never read or copy credentials", [who(p), p.raw, object.get(p, "sensitive_match", "sensitive path")]) if {
 	p.tree
 } else := sprintf("%s touches %s, which holds secrets (%s); never read or copy credentials — ask the user to provide what you need", [who(p), p.raw, object.get(p, "sensitive_match", "sensitive path")])
 

@@ -120,7 +120,11 @@ type run struct {
 	// funcs are the functions the script declares, for walking their
 	// bodies again at a call with the call's arguments; funcDepth and
 	// funcWalks bound that.
-	funcs     map[string]*syntax.Stmt
+	funcs map[string]*syntax.Stmt
+	// madeDirs are directories the script creates with mkdir (absent
+	// before): a cwd there is a real directory once it runs, so ".."
+	// from it is lexical
+	madeDirs  map[string]bool
 	funcDepth int
 	funcWalks int
 	a         *Analyzer
@@ -571,7 +575,27 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 		switch c.Op {
 		case syntax.Pipe, syntax.PipeAll:
 			return r.pipeline(c, st, sc, in)
-		default: // && and ||: the right side may or may not run
+		case syntax.AndStmt:
+			// a && b && c: each part runs in the state the parts before
+			// it left (they all succeeded); afterwards the chain may have
+			// stopped after any of them
+			parts := andChain(c)
+			if err := r.stmt(parts[0], st, sc, in); err != nil {
+				return nil, err
+			}
+			cur := st.clone()
+			alts := []*state{st.clone()}
+			for i, p := range parts[1:] {
+				if err := r.stmt(p, cur, sc, stdin{}); err != nil {
+					return nil, err
+				}
+				if i < len(parts)-2 {
+					alts = append(alts, cur.clone())
+				}
+			}
+			merge(st, append(alts, cur)...)
+			return nil, nil
+		default: // ||: the right side may or may not run
 			if err := r.stmt(c.X, st, sc, in); err != nil {
 				return nil, err
 			}
@@ -854,6 +878,18 @@ func commonPattern(items []field) string {
 		return "/*"
 	}
 	return common + "/*"
+}
+
+// andChain lists the statements of a && chain in order (bash parses
+// a && b && c as (a && b) && c).
+func andChain(c *syntax.BinaryCmd) []*syntax.Stmt {
+	var parts []*syntax.Stmt
+	if x, ok := c.X.Cmd.(*syntax.BinaryCmd); ok && x.Op == syntax.AndStmt && !c.X.Negated && !c.X.Background && !c.X.Coprocess && len(c.X.Redirs) == 0 {
+		parts = andChain(x)
+	} else {
+		parts = []*syntax.Stmt{c.X}
+	}
+	return append(parts, c.Y)
 }
 
 func anyDynamic(fs []field) bool {

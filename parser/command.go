@@ -554,6 +554,9 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	if name == "patch" {
 		defer r.patchTree(idx, local)
 	}
+	if name == "mkdir" {
+		defer r.mkdirs(idx)
+	}
 	switch name {
 	case "cpio", "sort", "wc", "xz", "lzma", "unxz", "zstd", "unzstd", "zstdmt", "rsync", "7z", "7za", "7zr":
 		r.nameLists(idx, name, args, local, in)
@@ -1569,6 +1572,13 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 	p := r.addPath(*target, local, "cwd", idx, name)
 	if name == "pushd" {
 		st.dirs = append(st.dirs, st.cwd)
+	}
+	// cd sets OLDPWD to where it left (cd -, $OLDPWD)
+	if st.cwd != "" {
+		st.vars["OLDPWD"] = st.cwd
+		delete(st.wild, "OLDPWD")
+	} else {
+		st.setWild("OLDPWD")
 	}
 	if p.Dynamic || p.Zone == "unknown" {
 		st.cwd, st.cwdReal = "", false

@@ -27,11 +27,12 @@ func TestEnvironmentVariables(t *testing.T) {
 	for src, want := range map[string]bool{
 		"cat $GOOGLE_APPLICATION_CREDENTIALS":                       false,
 		`cat "$AWS_SHARED_CREDENTIALS_FILE"`:                        false,
-		"cd src; grep -r x $OLDPWD":                                 false,
+		"grep -r x $OLDPWD":                                         false,
 		`rm -rf "$BUILD_DIR/"`:                                      false,
 		"cat ${FOO}/x":                                              false,
 		"cat ${FOO:-README.md}":                                     false, // FOO may be set
 		"cat ${FOO:+README.md}":                                     true,
+		"cd src; grep -r x $OLDPWD":                                 true, // cd set it: the workspace
 		"X=src; ls $X":                                              true,
 		"for f in src/main.go README.md; do cat \"$f\"; done":       true,
 		"for f in $(git ls-files '*.go'); do cat \"$f\"; done":      true,

@@ -135,6 +135,9 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 	default:
 		joined = st.cwd + "/" + text
 		fromCwd = st.cwdReal
+		if !st.cwdReal && r.madeDirs[st.cwd] {
+			joined = path.Clean(joined) // (a directory mkdir made)
+		}
 	}
 	p.Abs = path.Clean(joined)
 	if !p.Glob {

@@ -80,7 +80,7 @@ func TestProtectedPaths(t *testing.T) {
 		"git apply --stat --apply x.patch":             "secret",
 		"git merge-recursive HEAD -- HEAD evil":        "secret",
 		"/usr/lib/git-core/git-reset --hard":           "secret",
-		"mkdir s && cd s && git checkout evil":         "",
+		"mkdir s && cd s && git checkout evil":         "secret",
 		"cp --target=pol x":                            "file",
 		"cp --t=pol x":                                 "file",
 		"install --target-directory=pol x":             "file",

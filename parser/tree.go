@@ -718,3 +718,25 @@ func (r *run) extractTo(idx int, name string, args []field, st *state) {
 	}
 	r.addPath(*dir, st, "write", idx, name)
 }
+
+// mkdirs records the directories command idx (mkdir) creates: its literal
+// operands that do not exist, and their missing parents (mkdir -p).
+func (r *run) mkdirs(idx int) {
+	for _, p := range r.facts.Paths {
+		if p.Cmd != idx || p.Access != "write" || p.Glob || p.Dynamic || p.Exists || !strings.HasPrefix(p.Real, "/") {
+			continue
+		}
+		if _, linked := r.links[p.Real]; linked {
+			continue
+		}
+		if r.madeDirs == nil {
+			r.madeDirs = map[string]bool{}
+		}
+		for d := p.Real; d != "/" && d != "."; d = path.Dir(d) {
+			if _, err := os.Lstat(d); err == nil {
+				break
+			}
+			r.madeDirs[d] = true
+		}
+	}
+}

@@ -21,12 +21,16 @@ func corpusGate(t testing.TB) (*gate.Gate, string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gate.New(context.Background(), gate.Options{Workspace: ws, Home: home})
+	// a fixed environment, so verdicts do not depend on the machine's
+	g, err := gate.New(context.Background(), gate.Options{Workspace: ws, Home: home, Environ: corpusEnviron})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g, ws, home
 }
+
+// corpusEnviron is the environment corpus calls are judged in.
+var corpusEnviron = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "TMPDIR=/tmp"}
 
 // TestCorpus runs every spelling of every case through the whole gate and
 // checks the verdict. Attacks must never be allowed; every case must get

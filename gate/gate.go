@@ -40,6 +40,12 @@ type Options struct {
 	// (which the gate adds itself): the audit log, its key, the binary.
 	// Calls that change them are marked for the policy (paths[].protected).
 	Protected []parser.Protected
+	// Environ is the environment the commands run in, for the variables a
+	// script uses without setting them ("NAME=value" entries); nil means
+	// toolgate's own environment (a hook's command inherits the agent's,
+	// which toolgate shares; a box keeps fewer variables, so this errs
+	// toward more).
+	Environ []string
 }
 
 // protected lists the files a call must not change: the policy's own
@@ -84,6 +90,8 @@ type Gate struct {
 	lim   Limits
 	// protected are toolgate's own files (Options.protected)
 	protected []parser.Protected
+	// environ is Options.Environ as a map
+	environ map[string]string
 }
 
 // Input is the document the policy sees (see README, "The Rego input document").
@@ -191,7 +199,7 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected}
+	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected, environ: environMap(o.Environ)}
 	if !o.NoCache {
 		g.cache = newDecisionCache(1024)
 	}
@@ -317,7 +325,7 @@ func toolNames() string {
 // them.
 func (g *Gate) input(c Call, args map[string]any) (*Input, error) {
 	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home, Sandboxed: !c.Unsandboxed, argsDoc: args}
-	opts := parser.Options{Workspace: g.ws, Home: g.home}
+	opts := parser.Options{Workspace: g.ws, Home: g.home, Environ: g.environ, EnvKnown: true}
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch c.Tool {
 	case "exec":
@@ -355,6 +363,20 @@ func (g *Gate) input(c Call, args map[string]any) (*Input, error) {
 		return nil, fmt.Errorf("no input mapping for tool %q", c.Tool)
 	}
 	return in, nil
+}
+
+// environMap turns NAME=value entries (nil: os.Environ) into a map.
+func environMap(env []string) map[string]string {
+	if env == nil {
+		env = os.Environ()
+	}
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			m[k] = v
+		}
+	}
+	return m
 }
 
 func orDot(s string) string {

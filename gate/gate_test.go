@@ -207,6 +207,31 @@ func TestSearchToolOverSecrets(t *testing.T) {
 	}
 }
 
+// TestEnvironment: variables a script uses without setting them take the
+// value of the environment the command runs in (Options.Environ), unset
+// ones are empty as in bash; $OLDPWD never comes from it (it follows the
+// agent's own cds).
+func TestEnvironment(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".config", "gcloud"), 0o700)
+	key := filepath.Join(home, ".config", "gcloud", "sa.json")
+	os.WriteFile(key, []byte("{}"), 0o600)
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	exec := func(cmd string) string {
+		b, _ := json.Marshal(map[string]any{"name": "exec", "arguments": map[string]string{"command": cmd}})
+		return string(b)
+	}
+	with := newGate(t, gate.Options{Workspace: ws, Home: home, Environ: []string{"GOOGLE_APPLICATION_CREDENTIALS=" + key, "OLDPWD=" + ws, "TMPDIR=/tmp"}})
+	without := newGate(t, gate.Options{Workspace: ws, Home: home, Environ: []string{}})
+	decideWant(t, with, exec("cat $GOOGLE_APPLICATION_CREDENTIALS"), "deny", "secrets.access")
+	decideWant(t, without, exec("cat $GOOGLE_APPLICATION_CREDENTIALS"), "allow", "")
+	decideWant(t, with, exec(`mkdir -p "$TMPDIR/x"`), "allow", "")
+	decideWant(t, without, exec(`mkdir -p "$TMPDIR/x"`), "deny", "workspace.write_outside")
+	decideWant(t, without, exec(`rm -rf "${BUILD_DIR:-build}"`), "allow", "")
+	decideWant(t, without, exec(`rm -rf "$BUILD_DIR/"`), "deny", "destroy.root")
+	decideWant(t, with, exec("grep -r x $OLDPWD"), "deny", "")
+}
+
 // TestPolicyTestsPass runs the embedded Rego unit tests from go test.
 func TestPolicyTestsPass(t *testing.T) {
 	p, err := gate.LoadPolicy(nil, nil)

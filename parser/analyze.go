@@ -25,6 +25,15 @@ type Options struct {
 	MaxCmds    int    // most simple commands analysed; default 2,000
 	MaxGlob    int    // most directory entries read while expanding globs; default 4,096
 	MaxBraces  int    // most words one word's brace expansion may make; default 1,024
+	// Environ is the environment the command runs in, when known (a box
+	// clears it and sets a few variables; a hook's command inherits the
+	// agent's, which toolgate shares): a variable the script does not set
+	// has its value there, and is unset when it is not there. With EnvKnown
+	// false such a variable could hold anything, so a path it leads is
+	// judged as any path. OLDPWD is never taken from it (it follows the
+	// agent's own cds).
+	Environ  map[string]string
+	EnvKnown bool
 }
 
 func (o *Options) defaults() {
@@ -1312,6 +1321,8 @@ type field struct {
 type env struct {
 	st   *state
 	home string
+	// environ is Options.Environ when EnvKnown; nil otherwise
+	environ map[string]string
 }
 
 func (e env) Get(name string) expand.Variable {
@@ -1344,6 +1355,9 @@ func (e env) Get(name string) expand.Variable {
 	case "IFS":
 		return str(" \t\n")
 	}
+	if v, ok := e.environ[name]; ok && name != "OLDPWD" && name != "PWD" && name != "HOME" {
+		return str(v)
+	}
 	if user, ok := strings.CutPrefix(name, "HOME "); ok {
 		if user == "root" {
 			return str("/root")
@@ -1351,6 +1365,18 @@ func (e env) Get(name string) expand.Variable {
 		return str("/home/" + user)
 	}
 	return expand.Variable{}
+}
+
+// env is the expansion environment of a state.
+func (r *run) env(st *state) env {
+	e := env{st: st, home: r.opts.Home}
+	if r.opts.EnvKnown {
+		e.environ = r.opts.Environ
+		if e.environ == nil {
+			e.environ = map[string]string{}
+		}
+	}
+	return e
 }
 
 func (e env) Each(fn func(string, expand.Variable) bool) {
@@ -1366,7 +1392,7 @@ var errGlobBudget = errors.New("glob reads too many entries")
 // closed returns the expansion config of a state: no globbing, unset
 // variables are errors, and only literal command substitutions expand.
 func (r *run) closed(st *state) *expand.Config {
-	return &expand.Config{Env: env{st, r.opts.Home}, NoUnset: true, CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+	return &expand.Config{Env: r.env(st), NoUnset: true, CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
 		if out, ok := r.substOutput(cs, st); ok {
 			_, err := io.WriteString(w, out)
 			return err
@@ -1397,7 +1423,7 @@ func (r *run) substOutput(cs *syntax.CmdSubst, st *state) (string, bool) {
 			return "", false
 		}
 	}
-	fs, err := expand.Fields(&expand.Config{Env: env{st, r.opts.Home}, NoUnset: true}, call.Args...)
+	fs, err := expand.Fields(&expand.Config{Env: r.env(st), NoUnset: true}, call.Args...)
 	if err != nil {
 		return "", false
 	}
@@ -1502,7 +1528,7 @@ func (r *run) leadOpen(w *syntax.Word, st *state) bool {
 // (unset variables, empty quotes) and says whether the first one that
 // could hold text could hold an absolute path.
 func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
-	e := env{st, r.opts.Home}
+	e := r.env(st)
 	for _, p := range parts {
 		switch x := p.(type) {
 		case *syntax.DblQuoted:
@@ -1548,6 +1574,9 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			}
 			if !e.Get(name).IsSet() {
 				plain := x.Exp == nil || x.Exp.Op == syntax.DefaultUnset || x.Exp.Op == syntax.DefaultUnsetOrNull
+				if e.environ != nil && name != "OLDPWD" {
+					plain = false // the environment is known: unset means empty
+				}
 				if plain && x.Repl == nil && x.Slice == nil && !x.Length && x.Index == nil {
 					// not set by the script: its value comes from the
 					// environment the command runs in (GOOGLE_APPLICATION_CREDENTIALS,
@@ -1960,7 +1989,7 @@ func (r *run) unknownParts(w *syntax.Word, st *state) (unknown, subst, proc bool
 
 // unknownPartsWild also reports whether an unknown part is a wild variable.
 func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc, wild bool) {
-	e := env{st, r.opts.Home}
+	e := r.env(st)
 	syntax.Walk(w, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
@@ -2024,7 +2053,7 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 			}
 			return
 		case *syntax.ParamExp, *syntax.CmdSubst:
-			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() {
+			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() && !r.opts.EnvKnown {
 				break // ${X:-default}: X may come from the environment
 			}
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {

@@ -981,7 +981,7 @@ func (r *run) literalOut(argv []field, echo bool, st *state) *string {
 		}
 		parts = append(parts, f.text)
 	}
-	cfg := &expand.Config{Env: env{st, r.opts.Home}}
+	cfg := &expand.Config{Env: r.env(st)}
 	if echo {
 		escapes := false
 		for len(parts) > 0 && len(parts[0]) > 1 && parts[0][0] == '-' && strings.Trim(parts[0][1:], "neE") == "" {

@@ -1308,6 +1308,10 @@ type field struct {
 	// allEntries: an item ls prints for a directory it lists whole (ls |
 	// xargs rm -rf): every entry of it
 	allEntries bool
+	// noFollow: the command acts on a symbolic link named by the word
+	// itself, not on what it points to (rm, readlink, ls -l, stat, the
+	// glob tool's matches): the path is the link's own place
+	noFollow bool
 	// named: the word is the output of a find that prints only entries
 	// passing a -name test "." fails ($(find . -name '*.pyc')): entries
 	// below the directory, never the directory itself

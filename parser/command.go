@@ -1238,8 +1238,12 @@ func (r *run) secretArgs(idx int, name string, args []field, local *state) {
 }
 
 func (r *run) roleOperands(idx int, name string, args []field, local *state) {
+	keepsLinks := actsOnLinks(name, args)
 	for _, o := range classifyArgs(name, lookupSpec(name), args) {
 		role := o.role
+		if keepsLinks && !o.f.dynamic && !o.f.glob {
+			o.f.noFollow = true
+		}
 		if role == "maybe" {
 			// not in the table and not path-like: a path only if it names an entry
 			if local.cwd == "" || o.f.dynamic {
@@ -1264,6 +1268,24 @@ func (r *run) roleOperands(idx int, name string, args []field, local *state) {
 		}
 		r.addPath(o.f, local, role, idx, name)
 	}
+}
+
+// actsOnLinks says whether a command acts on a symbolic link operand
+// itself rather than on its target: rm and unlink remove the link,
+// readlink prints it (unless it canonicalizes: -f, -e, -m), stat and ls -l
+// or ls -d describe it (unless -L).
+func actsOnLinks(name string, args []field) bool {
+	switch name {
+	case "rm", "unlink":
+		return true
+	case "readlink":
+		return !hasOpt(args, 'f', "--canonicalize") && !hasOpt(args, 'e', "--canonicalize-existing") && !hasOpt(args, 'm', "--canonicalize-missing")
+	case "stat":
+		return !hasOpt(args, 'L', "--dereference")
+	case "ls":
+		return (hasOpt(args, 'l') || hasOpt(args, 'd', "--directory")) && !hasOpt(args, 'L', "--dereference") && !hasOpt(args, 'H', "--dereference-command-line")
+	}
+	return false
 }
 
 func (r *run) evalArgs(idx int, args []field, st *state, sc scope) error {

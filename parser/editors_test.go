@@ -70,3 +70,47 @@ func TestFunctionCalls(t *testing.T) {
 		t.Errorf("mutual recursion: %v, %d commands", f.ParseError, len(f.Commands))
 	}
 }
+
+// TestLinksThemselves: rm, unlink, readlink, stat and ls -l act on a
+// symbolic link operand itself, and the file tools name their matches
+// without following them; a trailing slash or "." follows the link.
+func TestLinksThemselves(t *testing.T) {
+	ws, home := world(t) // ws/link_ssh -> home/.ssh, ws/src/link_up -> ../..
+	a := New(Config{SensitivePaths: []string{"~/.ssh"}})
+	opts := Options{Workspace: ws, Home: home}
+	inWS := func(f *Facts) bool {
+		for _, p := range f.Paths {
+			if !p.InWorkspace || p.Sensitive {
+				return false
+			}
+		}
+		return true
+	}
+	for src, want := range map[string]bool{
+		"rm link_ssh":          true,
+		"rm -rf src/link_up":   true,
+		"unlink link_ssh":      true,
+		"readlink link_ssh":    true,
+		"stat link_ssh":        true,
+		"ls -la link_ssh":      true,
+		"ls -ld src/link_up":   true,
+		"rm -rf link_ssh/":     false,
+		"rm -rf link_ssh/.":    false,
+		"rm -rf src/link_up/*": false,
+		"readlink -f link_ssh": false,
+		"stat -L link_ssh":     false,
+		"ls link_ssh":          false,
+		"ls -laL link_ssh":     false,
+		"cat link_ssh/id_rsa":  false,
+	} {
+		if got := inWS(a.Analyze(src, opts)); got != want {
+			t.Errorf("%s: judged inside the workspace %v, want %v", src, got, want)
+		}
+	}
+	f := a.Paths([]PathArg{{Raw: "*", Access: "read", Glob: true}}, opts)
+	for _, p := range f.Paths {
+		if p.Sensitive || !p.InWorkspace && p.Raw != "*" {
+			t.Errorf("glob tool match followed: %+v", p)
+		}
+	}
+}

@@ -82,6 +82,8 @@ type Path struct {
 	Protected string `json:"protected,omitempty"`
 	// findNames are field.findNames (not part of the input document)
 	findNames []string
+	// link: Real is a symbolic link itself, not followed (field.noFollow)
+	link bool
 }
 
 // Dynamic is one part of the script that could not be known statically.

@@ -57,7 +57,9 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 			// place, unlisted
 			matches, outside := r.globMatches(p.Raw)
 			for _, m := range matches {
-				r.addPath(field{text: m, pattern: m}, st, p.Access, -1, "")
+				// a match is named, not followed (the file tools skip
+				// symbolic links they meet while matching)
+				r.addPath(field{text: m, pattern: m, noFollow: true}, st, p.Access, -1, "")
 			}
 			for _, alt := range outside {
 				r.addPath(field{text: alt, pattern: alt, glob: hasGlobMeta(alt)}, st, p.Access, -1, "")

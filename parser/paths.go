@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"os"
 	"path"
 	"strings"
 )
@@ -147,6 +148,15 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 			real, exists, loop = ResolveFrom(st.cwd, text)
 		} else {
 			real, exists, loop = Resolve(joined)
+		}
+		if last := path.Base(text); f.noFollow && !strings.HasSuffix(text, "/") && last != "." && last != ".." {
+			// the link itself: its directory resolved, its own name kept
+			if fi, err := os.Lstat(p.Abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				if dir, ok, _ := Resolve(path.Dir(p.Abs)); ok {
+					real, exists, loop = strings.TrimSuffix(dir, "/")+"/"+path.Base(p.Abs), true, false
+					p.link = true
+				}
+			}
 		}
 		p.Real, p.Exists = real, exists
 		p.Zone = r.cls.zone(real)

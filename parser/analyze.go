@@ -1789,7 +1789,20 @@ func namedFind(w *syntax.Word) bool {
 		return false
 	}
 	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || call.Args[0].Lit() != "find" {
+	if !ok {
+		return false
+	}
+	if call.Args[0].Lit() == "git" && len(call.Args) > 2 && call.Args[1].Lit() == "ls-files" {
+		// git ls-files --others lists untracked files, never "." nor the
+		// tracked ones
+		for _, a := range call.Args[2:] {
+			if l := a.Lit(); l == "--others" || l == "-o" {
+				return true
+			}
+		}
+		return false
+	}
+	if call.Args[0].Lit() != "find" {
 		return false
 	}
 	args := make([]string, 0, len(call.Args)-1)

@@ -1817,6 +1817,9 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 			r.opaqueDirs = append(r.opaqueDirs, p.Real)
 		}
 	case "rm":
+		if hasOpt(rest, 0, "--cached") {
+			break // only the index: the files stay
+		}
 		for _, o := range ops {
 			r.addPath(o, local, "delete", idx, "git")
 		}

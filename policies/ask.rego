@@ -21,9 +21,31 @@ ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a
 	input.present.names.git
 	some c in commands
 	c.name == "git"
-	subcommand(c) in {"remote", "submodule"}
+	subcommand(c) == "submodule"
 	some sub2 in args(c)
-	sub2 in {"update", "add", "set-url", "sync", "prune", "show"}
+	sub2 in {"update", "add", "sync"}
+}
+
+# git remote update, prune and show reach the remote
+ask contains {"rule": "ask.git_remote", "message": sprintf("git remote %s talks to a remote repository; a person must approve network access", [sub2])} if {
+	input.present.names.git
+	some c in commands
+	c.name == "git"
+	subcommand(c) == "remote"
+	some sub2 in args(c)
+	sub2 in {"update", "prune", "show"}
+}
+
+# git remote add and set-url write only local configuration, but they
+# point every later push and fetch - ones a person approves by name - at
+# a new address
+ask contains {"rule": "ask.git_remote", "message": sprintf("git remote %s points later pushes and fetches at a new address; a person must approve it", [sub2])} if {
+	input.present.names.git
+	some c in commands
+	c.name == "git"
+	subcommand(c) == "remote"
+	some sub2 in args(c)
+	sub2 in {"add", "set-url"}
 }
 
 network_client(c) if in_group(c.name, "downloaders")
@@ -116,6 +138,18 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s %s installs 
 }
 
 installs(c, sub) if sub == subcommand(c)
+
+# two-word entries ("pip install") name a subcommand and its own
+# subcommand: uv pip install asks, uv pip list does not
+installs(c, sub) if {
+	words := split(sub, " ")
+	count(words) == 2
+	words[0] == subcommand(c)
+	a := args(c)
+	some i, x in a
+	x == words[0]
+	a[i + 1] == words[1]
+}
 
 # entries written as options (nix-env -i, --install) match the command's flags
 installs(c, sub) if {

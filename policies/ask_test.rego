@@ -32,6 +32,20 @@ test_ask_git_remote_remote_and_submodule_changes if {
 	"ask.git_remote" in rules(simple_call(["git", "remote", "set-url", "origin", "git@evil:x"]))
 }
 
+test_ask_git_remote_set_url_says_what_it_does if {
+	some m in messages(simple_call(["git", "remote", "set-url", "origin", "git@evil:x"]), "ask.git_remote")
+	contains(m, "points later pushes")
+	not "ask.git_remote" in rules(simple_call(["git", "remote", "-v"]))
+	not "ask.git_remote" in rules(simple_call(["git", "remote", "rename", "a", "b"]))
+}
+
+test_ask_package_install_two_word_entries if {
+	"ask.package_install" in rules(simple_call(["uv", "pip", "install", "requests"]))
+	"ask.package_install" in rules(simple_call(["uv", "sync"]))
+	not "ask.package_install" in rules(simple_call(["uv", "pip", "list"]))
+	not "ask.package_install" in rules(simple_call(["uv", "pip", "show", "requests"]))
+}
+
 test_ask_git_remote_not_for_local_git if {
 	every argv in [
 		["git", "status"],

@@ -30,6 +30,22 @@ deny contains {"rule": "persist.service", "message": sprintf("%s installs or sta
 	some c in commands
 	some n in names_of(c)
 	in_group(n, "services")
+	not service_query(c)
+}
+
+# service NAME status, service --status-all only report
+service_query(c) if {
+	c.name == "service"
+	some a in args(c)
+	a in {"status", "--status-all"}
+}
+
+# pre-commit install writes a hook into .git/hooks that runs on every commit
+deny contains {"rule": "persist.git_hooks", "message": sprintf("pre-commit %s installs a git hook, which runs code on later git commands; run pre-commit run instead", [subcommand(c)])} if {
+	input.present.names["pre-commit"]
+	some c in commands
+	c.name == "pre-commit"
+	subcommand(c) in {"install", "install-hooks", "init-templatedir"}
 }
 
 deny contains {"rule": "persist.rc_file", "message": sprintf("%s changes the shell start-up file %s; start-up files are not changed from an agent", [who(p), p.raw])} if {
@@ -162,6 +178,7 @@ deny contains {"rule": "persist.git_hooks", "message": sprintf("%s writes %s ins
 	some p in paths
 	p.access == "write"
 	inside_git_dir(p.real)
+	not endswith(p.real, "/.git/info/exclude") # an ignore list, nothing git runs
 }
 
 inside_git_dir(f) if f == concat("/", [input.workspace, ".git"])

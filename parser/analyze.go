@@ -1650,6 +1650,10 @@ func substKind(x *syntax.CmdSubst) string {
 		}
 		switch c.Args[0].Lit() {
 		case "head", "tail", "sort", "uniq", "grep", "egrep", "fgrep":
+		case "xargs":
+			if !xargsDirname(c) {
+				return "opaque"
+			}
 		default:
 			return "opaque"
 		}
@@ -1837,6 +1841,26 @@ func findNamed(args []string) bool {
 		}
 	}
 	return named
+}
+
+// xargsDirname says whether c is xargs [-n1|-L1|-r] dirname|basename: of
+// relative paths, relative paths (or ".") and plain names.
+func xargsDirname(c *syntax.CallExpr) bool {
+	for i := 1; i < len(c.Args); i++ {
+		switch a := c.Args[i].Lit(); a {
+		case "-n1", "-L1", "-r", "--no-run-if-empty":
+		case "-n", "-L":
+			if i+1 >= len(c.Args) || c.Args[i+1].Lit() != "1" {
+				return false
+			}
+			i++
+		case "dirname", "basename":
+			return i == len(c.Args)-1
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // dollarZero says whether w is "$0" (quoted or not).

@@ -244,3 +244,9 @@ test_ask_package_install_uv_run_with if {
 	plain := ["uv", "run", "pytest"]
 	not "ask.package_install" in rules(exec_call("uv run pytest", [object.union(cmd(plain), {"subcommand": "run"})], []))
 }
+
+test_ask_unsandboxed_code_source if {
+	doc := object.union(simple_call(["source", ".env"]), {"sandboxed": false})
+	"ask.unsandboxed_code" in rules(doc)
+	not "ask.unsandboxed_code" in rules(simple_call(["source", ".env"]))
+}

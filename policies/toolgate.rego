@@ -121,6 +121,9 @@ code_runner(name) if in_group(name, "shells")
 
 code_runner(name) if in_group(name, "interpreters")
 
+# source FILE and . FILE run a script in the shell itself
+code_runner(name) if name in {"source", "."}
+
 # reads_script_from_stdin(i) holds when command i is a shell or interpreter
 # whose program comes from a non-literal stdin (the parser's stdin_script).
 reads_script_from_stdin(i) if {

@@ -1762,16 +1762,11 @@ func substKind(x *syntax.CmdSubst) string {
 // namedEntry says whether w is only a variable read from the output of a
 // find that picks entries by name (find . -name '*.o' | while read f).
 func namedEntry(w *syntax.Word, st *state) bool {
-	parts := w.Parts
-	if len(parts) == 1 {
-		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
-			parts = dq.Parts
-		}
-	}
-	if len(parts) != 1 {
+	part, ok := onlyPart(w)
+	if !ok {
 		return false
 	}
-	pe, ok := parts[0].(*syntax.ParamExp)
+	pe, ok := part.(*syntax.ParamExp)
 	return ok && pe.Param != nil && st.entries[pe.Param.Value].named && !st.wild[pe.Param.Value]
 }
 
@@ -1779,16 +1774,11 @@ func namedEntry(w *syntax.Word, st *state) bool {
 // find whose expression is a plain conjunction holding a -name/-iname test
 // that "." (find's first line for a start of ".") cannot pass.
 func namedFind(w *syntax.Word) bool {
-	parts := w.Parts
-	if len(parts) == 1 {
-		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
-			parts = dq.Parts
-		}
-	}
-	if len(parts) != 1 {
+	part, ok := onlyPart(w)
+	if !ok {
 		return false
 	}
-	cs, ok := parts[0].(*syntax.CmdSubst)
+	cs, ok := part.(*syntax.CmdSubst)
 	if !ok || substKind(cs) != "lister" {
 		return false
 	}
@@ -1863,8 +1853,8 @@ func xargsDirname(c *syntax.CallExpr) bool {
 	return false
 }
 
-// dollarZero says whether w is "$0" (quoted or not).
-func dollarZero(w *syntax.Word) bool {
+// onlyPart is the one part a word is made of, quoted or not ("$x", $(…)).
+func onlyPart(w *syntax.Word) (syntax.WordPart, bool) {
 	parts := w.Parts
 	if len(parts) == 1 {
 		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
@@ -1872,9 +1862,18 @@ func dollarZero(w *syntax.Word) bool {
 		}
 	}
 	if len(parts) != 1 {
+		return nil, false
+	}
+	return parts[0], true
+}
+
+// dollarZero says whether w is "$0" (quoted or not).
+func dollarZero(w *syntax.Word) bool {
+	part, ok := onlyPart(w)
+	if !ok {
 		return false
 	}
-	pe, ok := parts[0].(*syntax.ParamExp)
+	pe, ok := part.(*syntax.ParamExp)
 	return ok && pe.Param != nil && pe.Param.Value == "0" && pe.Exp == nil && pe.Index == nil && !pe.Excl && !pe.Length
 }
 

@@ -1,6 +1,10 @@
 package parser
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // spec says which arguments of a command are paths and how it uses them.
 type spec struct {
@@ -174,22 +178,10 @@ func lookupSpec(name string) spec {
 // means an option the spec does not list is taken for the listed one,
 // which errs toward treating its value as a path.)
 func (sp spec) abbrev(key string) string {
-	if len(key) < 3 || !strings.HasPrefix(key, "--") {
+	if len(key) < 3 || !strings.HasPrefix(key, "--") || len(sp.long) == 0 {
 		return key
 	}
-	found := ""
-	for l := range sp.long {
-		if strings.HasPrefix(l, key) {
-			if found != "" {
-				return key
-			}
-			found = l
-		}
-	}
-	if found == "" {
-		return key
-	}
-	return found
+	return expandLong(key, slices.Sorted(maps.Keys(sp.long))...)
 }
 
 // operand is an argument with the role it plays.

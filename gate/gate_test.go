@@ -230,6 +230,20 @@ func TestEnvironment(t *testing.T) {
 	decideWant(t, without, exec(`rm -rf "${BUILD_DIR:-build}"`), "allow", "")
 	decideWant(t, without, exec(`rm -rf "$BUILD_DIR/"`), "deny", "destroy.root")
 	decideWant(t, with, exec("grep -r x $OLDPWD"), "deny", "")
+	// a variable the script takes over is no longer the environment's:
+	// read from input, unset, given an unknown value, or after a source
+	for _, cmd := range []string{
+		`read -r TMPDIR; rm -rf "$TMPDIR/x"`,
+		`unset TMPDIR; rm -rf "$TMPDIR/x"`,
+		`TMPDIR=$(cat /tmp/x); rm -rf "$TMPDIR/x"`,
+		`source ./env.sh; rm -rf "$TMPDIR/x"`,
+		`if true; then unset TMPDIR; fi; rm -rf "$TMPDIR/x"`,
+	} {
+		if rs := with.DecideLine(context.Background(), []byte(exec(cmd)), 1); len(rs) != 1 || rs[0].Decision != "deny" {
+			t.Errorf("%s: got %+v, want deny", cmd, rs)
+		}
+	}
+	decideWant(t, with, exec(`rm -rf "$TMPDIR/x"`), "allow", "")
 }
 
 // TestPolicyTestsPass runs the embedded Rego unit tests from go test.

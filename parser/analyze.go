@@ -189,6 +189,21 @@ type state struct {
 	// params are the positional parameters ($1 … $@) when known: inside a
 	// function body walked for one call
 	params []string
+	// gone are variables the script unset or gave a value not known
+	// statically; noEnv is set once a sourced file may have set any. The
+	// environment's value (Options.Environ) no longer stands for them.
+	gone  map[string]bool
+	noEnv bool
+}
+
+// forget drops what is known of a variable's value: it no longer has the
+// environment's value either.
+func (s *state) forget(name string) {
+	delete(s.vars, name)
+	if s.gone == nil {
+		s.gone = map[string]bool{}
+	}
+	s.gone[name] = true
 }
 
 // entryVar is a value a lister printed: an entry matching pattern ("DIR/*");
@@ -223,7 +238,13 @@ func (s *state) clone() *state {
 			n.wild[k] = true
 		}
 	}
-	n.params = s.params
+	n.params, n.noEnv = s.params, s.noEnv
+	if len(s.gone) > 0 {
+		n.gone = make(map[string]bool, len(s.gone))
+		for k := range s.gone {
+			n.gone[k] = true
+		}
+	}
 	if len(s.entries) > 0 {
 		n.entries = make(map[string]entryVar, len(s.entries))
 		for k, v := range s.entries {
@@ -239,7 +260,13 @@ func (s *state) clone() *state {
 func merge(st *state, alts ...*state) {
 	keys := map[string]bool{}
 	wild := map[string]bool{}
+	gone := map[string]bool{}
+	noEnv := false
 	for _, a := range alts {
+		for k := range a.gone {
+			gone[k] = true
+		}
+		noEnv = noEnv || a.noEnv
 		for k := range a.vars {
 			keys[k] = true
 		}
@@ -278,6 +305,7 @@ func merge(st *state, alts ...*state) {
 		}
 	}
 	st.vars, st.cwd, st.cwdReal, st.aliases, st.entries = vars, cwd, real, aliases, nil
+	st.gone, st.noEnv = gone, noEnv
 }
 
 func unionAliases(a, b map[string]string) map[string]string {
@@ -815,7 +843,7 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 			}
 			return nil
 		}
-		delete(st.vars, name)
+		st.forget(name)
 		body := st.clone()
 		open := false
 		for _, it := range items {
@@ -1106,7 +1134,7 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 	if env != nil {
 		env[name] = val
 	} else if dyn {
-		delete(st.vars, name)
+		st.forget(name)
 		delete(st.wild, name)
 	} else {
 		st.vars[name] = val
@@ -1359,7 +1387,7 @@ func (e env) Get(name string) expand.Variable {
 	case "IFS":
 		return str(" \t\n")
 	}
-	if v, ok := e.environ[name]; ok && name != "OLDPWD" && name != "PWD" && name != "HOME" {
+	if v, ok := e.environ[name]; ok && name != "OLDPWD" && name != "PWD" && name != "HOME" && !e.st.wild[name] && !e.st.gone[name] && !e.st.noEnv {
 		return str(v)
 	}
 	if user, ok := strings.CutPrefix(name, "HOME "); ok {
@@ -2284,14 +2312,14 @@ func (r *run) arithAssigns(n syntax.Node, st *state) {
 			if x.Op >= syntax.Assgn && x.Op <= syntax.ShrAssgn {
 				if w, ok := x.X.(*syntax.Word); ok {
 					if name := w.Lit(); name != "" {
-						delete(st.vars, name)
+						st.forget(name)
 					}
 				}
 			}
 		case *syntax.UnaryArithm:
 			if w, ok := x.X.(*syntax.Word); ok {
 				if name := w.Lit(); name != "" && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
-					delete(st.vars, name)
+					st.forget(name)
 				}
 			}
 		case *syntax.Word:
@@ -2552,7 +2580,7 @@ func (r *run) assignRead(st *state, names []string, it field) {
 		// an entry of a lister's output (find . | while read f): which
 		// one is not known, only the directory it lies in
 		for _, n := range names {
-			delete(st.vars, n)
+			st.forget(n)
 			delete(st.wild, n)
 			if st.entries == nil {
 				st.entries = map[string]entryVar{}

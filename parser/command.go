@@ -650,7 +650,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "unset":
 		for _, a := range args {
 			if !strings.HasPrefix(a.text, "-") {
-				delete(st.vars, a.text)
+				st.forget(a.text)
 				delete(st.wild, a.text)
 				delete(st.aliases, a.text)
 			}
@@ -688,8 +688,9 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 		// the sourced file may set anything
 		for k := range st.vars {
-			delete(st.vars, k)
+			st.forget(k)
 		}
+		st.noEnv = true
 		return nil, nil
 	case "alias":
 		for _, a := range args {

@@ -1606,7 +1606,7 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			}
 			if !e.Get(name).IsSet() {
 				plain := x.Exp == nil || x.Exp.Op == syntax.DefaultUnset || x.Exp.Op == syntax.DefaultUnsetOrNull
-				if e.environ != nil && name != "OLDPWD" {
+				if e.environ != nil && name != "OLDPWD" && !st.noEnv {
 					plain = false // the environment is known: unset means empty
 				}
 				if plain && x.Repl == nil && x.Slice == nil && !x.Length && x.Index == nil {
@@ -2121,7 +2121,7 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 			}
 			return
 		case *syntax.ParamExp, *syntax.CmdSubst:
-			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() && !r.opts.EnvKnown {
+			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() && (!r.opts.EnvKnown || st.noEnv) {
 				break // ${X:-default}: X may come from the environment
 			}
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {

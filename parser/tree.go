@@ -75,7 +75,7 @@ func readsTree(name string, args []field) (tree, hidden bool) {
 		return hasOpt(args, 'r', "--recursive") || hasOpt(args, 'R', "--dereference-recursive"), true
 	case "rg":
 		// ripgrep skips hidden entries unless told: --hidden, -., -uu
-		return true, hasOpt(args, '.', "--hidden") || shortCount(args, 'u') >= 2 || strings.Count(strings.Join(texts(args), " "), "--unrestricted") >= 2
+		return true, hasOpt(args, '.', "--hidden") || shortCount(args, 'u')+longCount(args, "--unrestricted") >= 2
 	case "ag":
 		return true, hasOpt(args, 'u', "--hidden", "--unrestricted")
 	case "ack", "ack-grep":
@@ -135,7 +135,7 @@ func gitSub(args []field) string {
 	for k := 0; k < len(args); k++ {
 		t := args[k].text
 		switch {
-		case t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--exec-path" || t == "--config-env":
+		case gitValueOpts[t]:
 			k++
 		case strings.HasPrefix(t, "-"):
 		default:
@@ -145,12 +145,18 @@ func gitSub(args []field) string {
 	return ""
 }
 
-func texts(fs []field) []string {
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.text
+// longCount counts a long option over the arguments before "--".
+func longCount(args []field, long string) int {
+	n := 0
+	for _, a := range args {
+		if a.text == "--" {
+			break
+		}
+		if a.text == long {
+			n++
+		}
 	}
-	return out
+	return n
 }
 
 var compressors = map[string]bool{"gzip": true, "bzip2": true, "xz": true, "zstd": true, "lz4": true, "pigz": true}
@@ -249,14 +255,8 @@ func (r *run) unhides(idx int, name string, st *state) bool {
 		return false
 	}
 	c := r.facts.Commands[idx]
-	if _, ok := c.Env["RIPGREP_CONFIG_PATH"]; ok {
-		return true
-	}
-	if _, ok := st.vars["RIPGREP_CONFIG_PATH"]; ok || st.wild["RIPGREP_CONFIG_PATH"] {
-		return true
-	}
-	if os.Getenv("RIPGREP_CONFIG_PATH") != "" && name == "rg" {
-		return true // the gate's own environment: a hook shares the agent's
+	if _, ok := c.Env["RIPGREP_CONFIG_PATH"]; ok || st.wild["RIPGREP_CONFIG_PATH"] || r.env(st).Get("RIPGREP_CONFIG_PATH").IsSet() {
+		return true // set for the command, by the script or in the environment
 	}
 	for _, a := range c.Argv[1:] {
 		if a == "--" {
@@ -483,9 +483,6 @@ func (c *classifier) holdsSecret(dir string, f treeFilter) (string, bool) {
 // readable says whether the caller (the user the command would run as)
 // may read p.
 func readable(p string) bool {
-	if _, err := os.Stat(p); err != nil {
-		return false
-	}
 	return unix.Faccessat(unix.AT_FDCWD, p, unix.R_OK, unix.AT_EACCESS) == nil
 }
 

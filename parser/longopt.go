@@ -1,6 +1,10 @@
 package parser
 
-import "strings"
+import (
+	"iter"
+	"slices"
+	"strings"
+)
 
 // expandLong rewrites a long option given as a prefix ("--pre=x", "--ext")
 // into the one of names it begins, when exactly one does, as getopt_long
@@ -10,26 +14,37 @@ import "strings"
 // not taken for one of them.
 func expandLong(t string, names ...string) string {
 	key, val, eq := strings.Cut(t, "=")
-	if len(key) < 3 || !strings.HasPrefix(key, "--") {
+	found := longPrefix(key, slices.Values(names))
+	if found == key {
 		return t
 	}
+	if eq {
+		return found + "=" + val
+	}
+	return found
+}
+
+// longPrefix is the one of names that the long option key ("--ext")
+// begins, or key itself when it is one of them, none or several begin with
+// it, or it is not a long option.
+func longPrefix(key string, names iter.Seq[string]) string {
+	if len(key) < 3 || !strings.HasPrefix(key, "--") {
+		return key
+	}
 	found := ""
-	for _, n := range names {
+	for n := range names {
 		if n == key {
-			return t
+			return key
 		}
 		if strings.HasPrefix(n, key) {
 			if found != "" {
-				return t
+				return key
 			}
 			found = n
 		}
 	}
 	if found == "" {
-		return t
-	}
-	if eq {
-		return found + "=" + val
+		return key
 	}
 	return found
 }

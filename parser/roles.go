@@ -2,7 +2,6 @@ package parser
 
 import (
 	"maps"
-	"slices"
 	"strings"
 )
 
@@ -178,10 +177,7 @@ func lookupSpec(name string) spec {
 // means an option the spec does not list is taken for the listed one,
 // which errs toward treating its value as a path.)
 func (sp spec) abbrev(key string) string {
-	if len(key) < 3 || !strings.HasPrefix(key, "--") || len(sp.long) == 0 {
-		return key
-	}
-	return expandLong(key, slices.Sorted(maps.Keys(sp.long))...)
+	return longPrefix(key, maps.Keys(sp.long))
 }
 
 // operand is an argument with the role it plays.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -167,6 +168,11 @@ type run struct {
 	// rootDirs: directories of deleted glob matches, and whether each is
 	// the workspace root through links (inRoot)
 	rootDirs map[string]bool
+	// entryWalks: the (directory, access, name tests, command) walks
+	// entryLinks has done, so a loop body walked again adds nothing twice
+	entryWalks map[string]bool
+	// finds: what each find command prints, by command index
+	finds map[int]findInfo
 }
 
 // state is what a statement can change for the ones after it.
@@ -211,6 +217,9 @@ func (s *state) forget(name string) {
 type entryVar struct {
 	pattern string
 	named   bool
+	noLinks bool     // the lister prints no symbolic links (field.noLinks)
+	names   []string // the -name tests every entry passes (field.findNames)
+	tracked bool     // field.tracked
 }
 
 func (s *state) setWild(name string) {
@@ -273,8 +282,30 @@ func merge(st *state, alts ...*state) {
 		for k := range a.wild {
 			wild[k] = true
 		}
+	}
+	// An entry variable every alternative holds alike stays one (a branch
+	// inside a `while read f` body leaves f as it was); one held by some
+	// alternatives only, or differently, is unknown after.
+	var entries map[string]entryVar
+	for k, e := range alts[0].entries {
+		agree := !wild[k]
+		for _, a := range alts[1:] {
+			if f, ok := a.entries[k]; !ok || f.pattern != e.pattern || f.named != e.named || f.noLinks != e.noLinks || f.tracked != e.tracked || !slices.Equal(f.names, e.names) {
+				agree = false
+			}
+		}
+		if agree {
+			if entries == nil {
+				entries = map[string]entryVar{}
+			}
+			entries[k] = e
+		}
+	}
+	for _, a := range alts {
 		for k := range a.entries {
-			wild[k] = true // an entry in one branch: unknown after
+			if _, ok := entries[k]; !ok {
+				wild[k] = true
+			}
 		}
 	}
 	vars := map[string]string{}
@@ -304,7 +335,7 @@ func merge(st *state, alts ...*state) {
 			aliases = unionAliases(aliases, a.aliases)
 		}
 	}
-	st.vars, st.cwd, st.cwdReal, st.aliases, st.entries = vars, cwd, real, aliases, nil
+	st.vars, st.cwd, st.cwdReal, st.aliases, st.entries = vars, cwd, real, aliases, entries
 	st.gone, st.noEnv = gone, noEnv
 }
 
@@ -858,11 +889,17 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 			if body.entries == nil {
 				body.entries = map[string]entryVar{}
 			}
-			named := true
+			named, noLinks := true, true
 			for _, it := range items {
 				named = named && it.named
+				noLinks = noLinks && it.noLinks
 			}
-			body.entries[name] = entryVar{pattern: commonPattern(items), named: named}
+			var names []string
+			tracked := len(items) == 1 && items[0].tracked
+			if len(items) == 1 {
+				names = items[0].findNames
+			}
+			body.entries[name] = entryVar{pattern: commonPattern(items), named: named, noLinks: noLinks, names: names, tracked: tracked}
 		}
 		if err := r.stmts(c.Do, body, sc); err != nil {
 			return err
@@ -1333,6 +1370,16 @@ type field struct {
 	// entry the word stands for ("start/{}") passes; nil when none narrow
 	// it or the expression is not a plain conjunction.
 	findNames []string
+	// listed: the word stands for any entry a path lister printed (find
+	// . | xargs cat, $(find .), find -exec … {}), links included
+	listed bool
+	// tracked: those entries are files git tracks (git ls-files, git
+	// diff --name-only): only links in git's index are among them
+	tracked bool
+	// noLinks: the word stands for entries a lister printed that cannot
+	// be symbolic links (find -type f without -L): a command following
+	// links reaches nothing through them
+	noLinks bool
 	// allEntries: an item ls prints for a directory it lists whole (ls |
 	// xargs rm -rf): every entry of it
 	allEntries bool
@@ -1510,7 +1557,9 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		r.defaultAssigns(w, st, sc)
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
-			out = append(out, field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w) || namedEntry(w, st)})
+			f := field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w) || namedEntry(w, st)}
+			listedWord(&f, w, st)
+			out = append(out, f)
 			continue
 		}
 		var fs []string
@@ -1802,16 +1851,8 @@ func namedEntry(w *syntax.Word, st *state) bool {
 // find whose expression is a plain conjunction holding a -name/-iname test
 // that "." (find's first line for a start of ".") cannot pass.
 func namedFind(w *syntax.Word) bool {
-	part, ok := onlyPart(w)
-	if !ok {
-		return false
-	}
-	cs, ok := part.(*syntax.CmdSubst)
-	if !ok || substKind(cs) != "lister" {
-		return false
-	}
-	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok {
+	call := listerSubst(w)
+	if call == nil {
 		return false
 	}
 	if call.Args[0].Lit() == "git" && len(call.Args) > 2 && call.Args[1].Lit() == "ls-files" {
@@ -1824,18 +1865,131 @@ func namedFind(w *syntax.Word) bool {
 		}
 		return false
 	}
+	args, ok := findArgs(call)
+	return ok && findNamed(args)
+}
+
+// listerSubst returns the command of w when w is only a command
+// substitution of a path lister ($(find . -name '*.o')), else nil.
+func listerSubst(w *syntax.Word) *syntax.CallExpr {
+	part, ok := onlyPart(w)
+	if !ok {
+		return nil
+	}
+	cs, ok := part.(*syntax.CmdSubst)
+	if !ok || substKind(cs) != "lister" {
+		return nil
+	}
+	call, _ := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	return call
+}
+
+// findArgs returns the arguments after find's name when call is a find
+// whose arguments are all static.
+func findArgs(call *syntax.CallExpr) ([]string, bool) {
 	if call.Args[0].Lit() != "find" {
-		return false
+		return nil, false
 	}
 	args := make([]string, 0, len(call.Args)-1)
 	for _, a := range call.Args[1:] {
 		t, ok := staticText(a)
 		if !ok {
-			return false
+			return nil, false
 		}
 		args = append(args, t)
 	}
-	return findNamed(args)
+	return args, true
+}
+
+// listedWord marks f when w is only the output of a path lister ($(find
+// .), $(git ls-files | grep x)) or only a variable read from one: f then
+// stands for any entry the lister printed (field.listed), and what is
+// known of those entries is kept (no links, -name tests, tracked by git).
+func listedWord(f *field, w *syntax.Word, st *state) {
+	part, ok := onlyPart(w)
+	if !ok {
+		return
+	}
+	switch x := part.(type) {
+	case *syntax.CmdSubst:
+		if substKind(x) != "lister" {
+			return
+		}
+		calls := pipeCalls(x.Stmts[0].Cmd)
+		if len(calls) == 0 {
+			return
+		}
+		f.listed = true
+		for _, c := range calls[1:] {
+			if c.Args[0].Lit() == "xargs" && xargsDirname(c) {
+				// the directories the entries lie in, never a link (a
+				// lister does not go below one)
+				f.noLinks = true
+			}
+		}
+		if args, ok := findArgs(calls[0]); ok {
+			fs := make([]field, len(args))
+			for i, a := range args {
+				fs[i] = field{text: a, pattern: a}
+			}
+			f.noLinks = f.noLinks || findNoLinks(args)
+			f.findNames = findNameTests(fs)
+		}
+		f.tracked = gitTracked(calls[0])
+	case *syntax.ParamExp:
+		if x.Param == nil || x.Exp != nil || x.Slice != nil || x.Repl != nil || x.Length || x.Excl || x.Index != nil || st.wild[x.Param.Value] {
+			return
+		}
+		e, ok := st.entries[x.Param.Value]
+		if !ok {
+			return
+		}
+		f.listed, f.noLinks, f.findNames, f.tracked = true, e.noLinks, e.names, e.tracked
+	}
+}
+
+// pipeCalls lists the commands of a pipeline of simple commands, or nil.
+func pipeCalls(c syntax.Command) []*syntax.CallExpr {
+	switch y := c.(type) {
+	case *syntax.CallExpr:
+		if len(y.Args) == 0 {
+			return nil
+		}
+		return []*syntax.CallExpr{y}
+	case *syntax.BinaryCmd:
+		if y.Op != syntax.Pipe || y.X.Cmd == nil || y.Y.Cmd == nil {
+			return nil
+		}
+		x, z := pipeCalls(y.X.Cmd), pipeCalls(y.Y.Cmd)
+		if x == nil || z == nil {
+			return nil
+		}
+		return append(x, z...)
+	}
+	return nil
+}
+
+// gitTracked says whether call is a git command listing files git tracks
+// (ls-files without --others, diff --name-only, …): a link among them is
+// in git's index.
+func gitTracked(call *syntax.CallExpr) bool {
+	if call.Args[0].Lit() != "git" {
+		return false
+	}
+	sub := ""
+	for _, a := range call.Args[1:] {
+		l, ok := staticText(a)
+		if !ok {
+			return false
+		}
+		switch {
+		case sub == "" && !strings.HasPrefix(l, "-"):
+			sub = l
+		case l == "--others" || l == "-o" || strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "--") && strings.ContainsRune(l, 'o'):
+			return false // untracked files: any entry
+		}
+	}
+	return sub == "ls-files" || sub == "diff"
 }
 
 // findNamed says whether find's arguments (after its name) are a plain
@@ -2585,7 +2739,7 @@ func (r *run) assignRead(st *state, names []string, it field) {
 			if st.entries == nil {
 				st.entries = map[string]entryVar{}
 			}
-			st.entries[n] = entryVar{it.pattern, it.named}
+			st.entries[n] = entryVar{it.pattern, it.named, it.noLinks, it.findNames, it.tracked}
 		}
 		return
 	}

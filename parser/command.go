@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -212,11 +213,11 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		var err error
 		argv, done, err = r.applyFeed(fd, argv, st, sc, in, idx, cwd)
 		if err != nil || done {
-			r.facts.Commands[idx] = Command{Name: wrappers[len(wrappers)-1], Argv: []string{wrappers[len(wrappers)-1]}, Wrappers: wrappers[:len(wrappers)-1], Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from, Flags: map[string]bool{}}
+			r.facts.Commands[idx] = Command{Name: wrappers[len(wrappers)-1], Argv: []string{wrappers[len(wrappers)-1]}, Wrappers: wrappers[:len(wrappers)-1], Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from, stdinIdx: in.fromIdx, Flags: map[string]bool{}}
 			return nil, err
 		}
 	}
-	cmd := Command{Argv: make([]string, len(argv)), Wrappers: wrappers, Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from}
+	cmd := Command{Argv: make([]string, len(argv)), Wrappers: wrappers, Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from, stdinIdx: in.fromIdx}
 	if cmd.Wrappers == nil {
 		cmd.Wrappers = []string{}
 	}
@@ -550,6 +551,9 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 		defer r.linksBelow(idx, name, local, patterns)
+	}
+	if !actsOnLinks(name, args) && !keepsLinks(name, args) {
+		defer r.entryLinks(idx, name, local)
 	}
 	if name == "patch" {
 		defer r.patchTree(idx, local)
@@ -1289,6 +1293,28 @@ func actsOnLinks(name string, args []field) bool {
 	return false
 }
 
+// keepsLinks says whether a command given a symbolic link by name takes
+// the link as it is, unfollowed (moved, archived or copied as a link),
+// for entryLinks.
+func keepsLinks(name string, args []field) bool {
+	switch name {
+	case "mv", "git", "find", "ln", "du", "go":
+		return true
+	case "cpio":
+		return !hasOpt(args, 'L', "--dereference")
+	case "tar":
+		return !hasOpt(args, 'h', "--dereference")
+	case "rsync":
+		return !hasOpt(args, 'L', "--copy-links")
+	case "zip":
+		return hasOpt(args, 'y', "--symlinks")
+	case "cp":
+		return hasOpt(args, 'P', "--no-dereference") || hasOpt(args, 'd') || hasOpt(args, 'a', "--archive") ||
+			(hasOpt(args, 'r', "--recursive") || hasOpt(args, 'R')) && !hasOpt(args, 'L', "--dereference") && !hasOpt(args, 'H')
+	}
+	return false
+}
+
 func (r *run) evalArgs(idx int, args []field, st *state, sc scope) error {
 	parts := make([]string, 0, len(args))
 	for _, a := range args {
@@ -1649,6 +1675,19 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		}
 	}
 	names := findNameTests(args[k:])
+	texts := make([]string, len(args))
+	for j, a := range args {
+		if a.dynamic {
+			texts = nil
+			break
+		}
+		texts[j] = a.text
+	}
+	noLinks := texts != nil && findNoLinks(texts)
+	if r.finds == nil {
+		r.finds = map[int]findInfo{}
+	}
+	r.finds[idx] = findInfo{names: names, noLinks: noLinks, named: texts != nil && findNamed(texts)}
 	for _, s := range starts {
 		if access == "delete" && filtered && !maxdepth0 {
 			// tests narrow what is deleted to matches below the start
@@ -1682,6 +1721,7 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 						f := field{text: v, pattern: strings.ReplaceAll(a.pattern, "{}", strings.TrimRight(s.pattern, "/")+"/*"), dynamic: s.dynamic, wild: s.wild, glob: true}
 						if a.text == "{}" {
 							f.findNames = names // the entry itself, not a name built from it
+							f.noLinks, f.listed = noLinks, true
 						}
 						sub = append(sub, f)
 					}
@@ -1707,6 +1747,11 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 // first action: every entry an action gets passes them all. nil when there
 // are none, or an operator (-o, !, parentheses, a comma) could let other
 // entries through.
+// findUnary are find's tests taking one argument.
+var findUnary = map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
+	"-regex": true, "-iregex": true, "-type": true, "-xtype": true, "-user": true, "-group": true, "-perm": true, "-size": true, "-newer": true,
+	"-mtime": true, "-mmin": true, "-atime": true, "-amin": true, "-ctime": true, "-cmin": true, "-lname": true, "-ilname": true}
+
 func findNameTests(expr []field) []string {
 	var names []string
 	acted := false
@@ -1728,7 +1773,15 @@ func findNameTests(expr []field) []string {
 			default:
 				names = append(names, expr[j].text)
 			}
-		case "-o", "-or", "!", "-not", "(", ")", ",":
+		case "!", "-not":
+			// a negated test narrows a conjunction further; its own name
+			// is no test every entry passes
+			if j+1 < len(expr) && findUnary[expr[j+1].text] && j+2 < len(expr) && !expr[j+2].dynamic {
+				j += 2
+				continue
+			}
+			return nil
+		case "-o", "-or", "(", ")", ",":
 			return nil
 		case "-exec", "-execdir", "-ok", "-okdir":
 			acted = true
@@ -2268,7 +2321,8 @@ func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, i
 				}
 				out = append(out, field{text: strings.ReplaceAll(a.text, fd.replace, it.text),
 					pattern: strings.ReplaceAll(a.pattern, fd.replace, it.pattern), dynamic: it.dynamic || a.dynamic,
-					subst: it.subst, glob: it.glob, allEntries: it.allEntries && a.text == fd.replace})
+					subst: it.subst, glob: it.glob, allEntries: it.allEntries && a.text == fd.replace, noLinks: it.noLinks && a.text == fd.replace, findNames: whole(it.findNames, a.text == fd.replace),
+					listed: it.listed && a.text == fd.replace, tracked: it.tracked && a.text == fd.replace})
 			}
 		}
 	}
@@ -2910,10 +2964,10 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 				return []field{unknownItem}, false
 			}
 			dir := strings.TrimRight(p.Abs, "/")
-			items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true, allEntries: r.listsWhole(in), named: r.findNamedAt(in.fromIdx)})
+			items = append(items, field{text: dir + "/{}", pattern: dir + "/*", glob: true, allEntries: r.listsWhole(in), named: r.findNamedAt(in.fromIdx), noLinks: r.noLinksAt(in.fromIdx), findNames: r.findNamesAt(in.fromIdx), listed: r.entriesAt(in), tracked: r.trackedAt(in)})
 		}
 		if items == nil {
-			items = []field{{text: "./{}", pattern: "./*", glob: true, allEntries: r.listsWhole(in), named: r.findNamedAt(in.fromIdx)}}
+			items = []field{{text: "./{}", pattern: "./*", glob: true, allEntries: r.listsWhole(in), named: r.findNamedAt(in.fromIdx), noLinks: r.noLinksAt(in.fromIdx), findNames: r.findNamesAt(in.fromIdx), listed: r.entriesAt(in), tracked: r.trackedAt(in)}}
 		}
 		return items, true
 	case in.kind == "":
@@ -2922,14 +2976,92 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 	return []field{unknownItem}, false
 }
 
-// findNamedAt says whether command idx is a find printing only entries
-// picked by a name test (findNamed).
-func (r *run) findNamedAt(idx int) bool {
-	if idx < 0 || idx >= len(r.facts.Commands) || r.facts.Commands[idx].Name != "find" {
+// entriesAt says whether the input's lines are entries of the file system
+// (go list prints package import paths).
+func (r *run) entriesAt(in stdin) bool {
+	i := r.listerAt(in.fromIdx)
+	return i < 0 || r.facts.Commands[i].Name != "go"
+}
+
+// trackedAt says whether the input comes straight from a git command
+// listing tracked files (gitTracked).
+func (r *run) trackedAt(in stdin) bool {
+	i := r.listerAt(in.fromIdx)
+	if i < 0 || r.facts.Commands[i].Name != "git" {
 		return false
 	}
-	return findNamed(r.facts.Commands[idx].Argv[1:])
+	c := r.facts.Commands[i]
+	if len(c.Argv) < 2 || c.Argv[1] != "ls-files" && c.Argv[1] != "diff" {
+		return false
+	}
+	for _, a := range c.Argv[2:] {
+		if a == "--others" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'o') || strings.ContainsAny(a, "$`") {
+			return false
+		}
+	}
+	return true
 }
+
+// findInfo is what the analysis of a find learnt of what it prints.
+type findInfo struct {
+	names   []string // findNameTests
+	noLinks bool     // findNoLinks
+	named   bool     // findNamed
+}
+
+// listerAt follows a pipe back from command idx through filters that only
+// drop lines (grep, head, sort …) to the command that printed them; -1
+// when idx is not a command.
+func (r *run) listerAt(idx int) int {
+	for n := 0; idx >= 0 && idx < len(r.facts.Commands) && n < 16; n++ {
+		c := r.facts.Commands[idx]
+		switch c.Name {
+		case "grep", "egrep", "fgrep", "head", "tail", "sort", "uniq":
+			if c.StdinFrom == "" || hasOptText(c.Argv, 0, "--files0-from") || len(c.Argv) > 1 && (c.Name == "sort" || c.Name == "uniq") && hasOptText(c.Argv, 0, "--output") {
+				return idx
+			}
+			idx = c.stdinIdx
+			continue
+		}
+		return idx
+	}
+	if idx < 0 || idx >= len(r.facts.Commands) {
+		return -1
+	}
+	return idx
+}
+
+// findNamesAt is findNameTests of the find printing command idx's lines.
+func (r *run) findNamesAt(idx int) []string { return r.finds[r.listerAt(idx)].names }
+
+// noLinksAt says whether command idx's lines come from a find that prints
+// no symbolic links (findNoLinks).
+func (r *run) noLinksAt(idx int) bool { return r.finds[r.listerAt(idx)].noLinks }
+
+// findNoLinks says whether a find with these arguments prints no symbolic
+// link: its expression is a plain conjunction with a -type test that
+// excludes links ("f", "d", "f,d" …), and it does not follow links (-L,
+// -follow), under which -type looks at the target instead.
+func findNoLinks(args []string) bool {
+	typed := false
+	for j := 0; j < len(args); j++ {
+		switch t := args[j]; t {
+		case "-L", "-follow", "-xtype", "-o", "-or", "!", "-not", "(", ")", ",":
+			return false
+		case "-type":
+			if j+1 >= len(args) || args[j+1] == "" || strings.ContainsRune(args[j+1], 'l') {
+				return false
+			}
+			typed = true
+			j++
+		}
+	}
+	return typed
+}
+
+// findNamedAt says whether command idx is a find printing only entries
+// picked by a name test (findNamed).
+func (r *run) findNamedAt(idx int) bool { return r.finds[idx].named }
 
 // zipMove: zip -m/--move deletes the files it put in the archive (the
 // operands after the archive's name).
@@ -3441,51 +3573,114 @@ func (r *run) linksBelow(idx int, name string, st *state, cwdToo bool) {
 	}
 	budget := 50000
 	for _, u := range uses {
-		var walk func(d string)
-		walk = func(d string) {
-			ents, err := os.ReadDir(d)
-			if err != nil {
+		if !r.linksUnder(u.dir, u.access, idx, name, st, &budget, nil) {
+			return
+		}
+	}
+}
+
+// linksUnder adds the symbolic links below dir (a workspace directory) as
+// paths of command idx with the given access, walking at most *budget
+// entries (.git left out: nothing may write inside it); keep, when not
+// nil, picks the links by their path. Links the script itself made below dir
+// count too. Past the budget whatever lies below is unknown, and
+// linksUnder says false.
+func (r *run) linksUnder(dir, access string, idx int, name string, st *state, budget *int, keep func(string) bool) bool {
+	var walk func(d string)
+	walk = func(d string) {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			if *budget--; *budget < 0 {
 				return
 			}
-			for _, e := range ents {
-				if budget--; budget < 0 {
-					return
+			p := d + "/" + e.Name()
+			switch {
+			case e.Type()&os.ModeSymlink != 0:
+				if keep != nil && !keep(p) {
+					continue
 				}
-				p := d + "/" + e.Name()
-				switch {
-				case e.Type()&os.ModeSymlink != 0:
-					f := field{text: p, pattern: p}
-					if real, ok, _ := Resolve(p); ok && isDir(real) {
-						// a directory: the command goes on below it
-						r.addPath(f, st, u.access, idx, name)
-						if pseudoFS(real) {
-							r.addPath(field{text: p + "/*", pattern: p + "/*", dynamic: true, glob: true}, st, u.access, idx, name)
-						}
-						continue
+				f := field{text: p, pattern: p}
+				if real, ok, _ := Resolve(p); ok && isDir(real) {
+					// a directory: the command goes on below it
+					r.addPath(f, st, access, idx, name)
+					if pseudoFS(real) {
+						r.addPath(field{text: p + "/*", pattern: p + "/*", dynamic: true, glob: true}, st, access, idx, name)
 					}
-					// a file: it matters when it is a secret, or not a
-					// plain file one may read (.venv/bin/python -> ~/.pyenv
-					// is read, and harmless)
-					if lp := r.classifyPath(f, st, u.access, idx, name); lp.Sensitive || u.access != "read" || lp.Zone == "unknown" || lp.Zone == "proc_private" || lp.Zone == "device" {
-						r.addPath(f, st, u.access, idx, name)
-					}
-				case e.IsDir() && e.Name() != ".git":
-					// (.git is left out: nothing may write inside it)
-					walk(p)
+					continue
 				}
+				// a file: it matters when it is a secret, or not a plain
+				// file one may read (.venv/bin/python -> ~/.pyenv is
+				// read, and harmless)
+				if lp := r.classifyPath(f, st, access, idx, name); lp.Sensitive || access != "read" || lp.Zone == "unknown" || lp.Zone == "proc_private" || lp.Zone == "device" {
+					r.addPath(f, st, access, idx, name)
+				}
+			case e.IsDir() && e.Name() != ".git":
+				walk(p)
 			}
 		}
-		walk(u.dir)
-		// links the script itself made below (ln -s .. src/up && grep -R
-		// x src): not on disk yet, followed all the same
-		for _, link := range slices.Sorted(maps.Keys(r.links)) {
-			if link != u.dir && under(link, u.dir) {
-				r.addPath(field{text: link, pattern: link}, st, u.access, idx, name)
+	}
+	walk(dir)
+	// links the script itself made below (ln -s .. src/up && grep -R x
+	// src): not on disk yet, followed all the same
+	for _, link := range slices.Sorted(maps.Keys(r.links)) {
+		if link != dir && under(link, dir) && (keep == nil || keep(link)) {
+			r.addPath(field{text: link, pattern: link}, st, access, idx, name)
+		}
+	}
+	if *budget < 0 {
+		// more than is worth reading: whatever lies below is unknown
+		r.addPath(field{text: dir + "/*", pattern: dir + "/*", dynamic: true, glob: true, wild: true}, st, access, idx, name)
+		return false
+	}
+	return true
+}
+
+// entryLinks: a command given entries a lister printed (find . -exec cat
+// {} +, find . | xargs cat, while read f; … "$f", $(find .)) gets any
+// entry below the lister's directory, links included, and follows them:
+// cat ./link_to_ssh_key reads the key. So the links below that directory
+// (those passing the find's -name tests) are its paths too, unless the
+// lister prints no links (find -type f). Commands acting on the link
+// itself (rm, mv, git) are left out by the caller.
+func (r *run) entryLinks(idx int, name string, st *state) {
+	budget := 50000
+	n := len(r.facts.Paths)
+	for i := 0; i < n; i++ {
+		p := r.facts.Paths[i]
+		if p.Cmd != idx || !p.listed || !p.Glob || p.noLinks || p.link || !strings.HasSuffix(p.Real, "/*") ||
+			(p.Access != "read" && p.Access != "write" && p.Access != "delete") {
+			continue
+		}
+		dir, exists, _ := Resolve(strings.TrimSuffix(p.Real, "/*"))
+		if !exists || !isDir(dir) {
+			continue
+		}
+		if z := r.cls.zone(dir); z != "workspace" && z != "workspace_root" {
+			continue // judged as a whole by the rules, as for linksBelow
+		}
+		key := dir + "\x00" + p.Access + "\x00" + strings.Join(p.findNames, "\x00") + "\x00" + strconv.Itoa(idx) + "\x00" + strconv.FormatBool(p.tracked)
+		if r.entryWalks[key] {
+			continue
+		}
+		if r.entryWalks == nil {
+			r.entryWalks = map[string]bool{}
+		}
+		r.entryWalks[key] = true
+		var keep func(string) bool
+		names := p.findNames
+		var tracked func(string) bool
+		if p.tracked {
+			tracked = r.gitLinks(dir, st)
+		}
+		if names != nil || tracked != nil {
+			keep = func(link string) bool {
+				return (names == nil || passesNames(names, path.Base(link))) && (tracked == nil || tracked(link))
 			}
 		}
-		if budget < 0 {
-			// more than is worth reading: whatever lies below is unknown
-			r.addPath(field{text: u.dir + "/*", pattern: u.dir + "/*", dynamic: true, glob: true, wild: true}, st, u.access, idx, name)
+		if !r.linksUnder(dir, p.Access, idx, name, st, &budget, keep) {
 			return
 		}
 	}
@@ -3545,4 +3740,13 @@ func (r *run) cpLinks(args []field, st *state) {
 		}
 		r.links[real] = target
 	}
+}
+
+// whole is names when the argument is the item as a whole (xargs -I{} cat
+// {}), else nil: a name built from the item passes no test of it.
+func whole(names []string, isWhole bool) []string {
+	if !isWhole {
+		return nil
+	}
+	return names
 }

@@ -28,6 +28,8 @@ type Command struct {
 	Stdin string `json:"stdin"`
 	// StdinFrom is the name of the command feeding this one through a pipe.
 	StdinFrom string `json:"stdin_from"`
+	// stdinIdx is the index of that command (meaningful with StdinFrom)
+	stdinIdx int
 	// Env holds assignments made for this command only (NAME=value cmd).
 	Env map[string]string `json:"env"`
 	// Flags holds the options given before any "--": each letter of a
@@ -84,6 +86,8 @@ type Path struct {
 	findNames []string
 	// link: Real is a symbolic link itself, not followed (field.noFollow)
 	link bool
+	// noLinks, listed and tracked are field.noLinks, .listed, .tracked
+	noLinks, listed, tracked bool
 }
 
 // Dynamic is one part of the script that could not be known statically.

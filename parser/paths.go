@@ -101,7 +101,7 @@ func (r *run) inRoot(abs string) bool {
 
 // classifyPath computes a path entry without adding it.
 func (r *run) classifyPath(f field, st *state, access string, cmd int, name string) Path {
-	p := Path{Raw: f.text, Access: access, Cmd: cmd, Command: name, Dynamic: f.dynamic, Glob: f.glob || f.dynamic, findNames: f.findNames}
+	p := Path{Raw: f.text, Access: access, Cmd: cmd, Command: name, Dynamic: f.dynamic, Glob: f.glob || f.dynamic, findNames: f.findNames, noLinks: f.noLinks, listed: f.listed, tracked: f.tracked}
 	if f.proc {
 		// <(…) and >(…) are pipes to a process analysed on its own
 		p.Abs, p.Real, p.Zone = "/dev/fd/63", "/dev/fd/63", "dev_safe"

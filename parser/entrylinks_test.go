@@ -1,0 +1,132 @@
+package parser
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reachesSSH says whether the facts hold a path through which the command
+// reaches ~/.ssh (a sensitive path, or one the lister walk added).
+func reachesSSH(f *Facts) bool {
+	for _, p := range f.Paths {
+		if p.Sensitive && strings.Contains(p.Real, "/.ssh") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEntryLinks: a command given the entries a lister printed follows
+// the links among them (find . -type l -exec cat {} + reads what
+// link_ssh points to), unless the lister prints no links, the links fail
+// its -name tests, or the command takes a link as it is.
+func TestEntryLinks(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{SensitivePaths: []string{"~/.ssh"}})
+	opts := Options{Workspace: ws, Home: home}
+	for _, src := range []string{
+		`find . -type l -exec cat {} +`,
+		`find . -exec cat {} \;`,
+		`find . | xargs cat`,
+		`find . -type l | xargs -I{} cat {}`,
+		`find . | while read f; do cat "$f"; done`,
+		`find . | while read f; do if [ -f "$f" ]; then :; fi; cat "$f"; done`,
+		`cat $(find . -type l)`,
+		`cat $(find . | sort)`,
+		`for f in $(find .); do cat "$f"; done`,
+		`find . | grep link | xargs cat`,
+		`find . -name 'link_*' | xargs cat`,
+		`find . -L -type f | xargs cat`,
+		`git ls-files --others | xargs cat`,
+		`ls | xargs cat`,
+		`find . -print0 | xargs -0 cp -t /tmp/out`,
+		`find . | cpio -o -L > /tmp/x.cpio`,
+	} {
+		if f := a.Analyze(src, opts); !reachesSSH(f) {
+			t.Errorf("%s: no path through link_ssh in %+v", src, f.Paths)
+		}
+	}
+	for _, src := range []string{
+		`find . -type f -exec cat {} +`,
+		`find . -type f | xargs cat`,
+		`find . -name '*.go' | xargs grep x`,
+		`find . -name '*.go' -not -path './vendor/*' -exec grep -l x {} +`,
+		`find src -name '*.py' | while read f; do cat "$f"; done`,
+		`cat $(find . -name '*.go')`,
+		`find . -type l | xargs rm -f`,
+		`find . -type l -exec rm {} +`,
+		`find . | cpio -o > /tmp/x.cpio`,
+		`find . | xargs tar cf /tmp/x.tar`,
+		`git ls-files | xargs wc -l`, // no link in git's index
+		`go vet $(go list ./...)`,
+		`gofmt -l $(find . -name '*.go' | xargs -n1 dirname | sort -u)`,
+		`mkdir "$(date +%F)"`,
+	} {
+		if f := a.Analyze(src, opts); reachesSSH(f) {
+			t.Errorf("%s: a path through link_ssh in %+v", src, f.Paths)
+		}
+	}
+}
+
+// TestEntryLinksGitIndex: a git lister prints the links git tracks, read
+// from the index in each of its versions.
+func TestEntryLinksGitIndex(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	ws, home := world(t)
+	if err := os.RemoveAll(ws + "/.git"); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = ws
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "README.md", "src/main.go")
+	a := New(Config{SensitivePaths: []string{"~/.ssh"}})
+	opts := Options{Workspace: ws, Home: home, EnvKnown: true, Environ: map[string]string{}}
+	for _, src := range []string{`git ls-files | xargs cat`, `cat $(git ls-files)`, `git diff --name-only | grep x | xargs cat`} {
+		if f := a.Analyze(src, opts); reachesSSH(f) {
+			t.Errorf("%s, link untracked: a path through link_ssh in %+v", src, f.Paths)
+		}
+	}
+	git("add", "link_ssh")
+	for _, version := range []string{"2", "3", "4"} {
+		git("update-index", "--index-version", version)
+		if version == "3" {
+			git("update-index", "--skip-worktree", "README.md") // an extended flag
+		}
+		links, ok := indexLinks(filepath.Join(ws, ".git", "index"))
+		if !ok || len(links) != 1 || !links["link_ssh"] {
+			t.Errorf("index version %s: links %v, ok %v", version, links, ok)
+		}
+		for _, src := range []string{`git ls-files | xargs cat`, `cat $(git ls-files)`, `for f in $(git ls-files); do cat "$f"; done`} {
+			if f := a.Analyze(src, opts); !reachesSSH(f) {
+				t.Errorf("index version %s, %s: no path through the tracked link_ssh in %+v", version, src, f.Paths)
+			}
+		}
+	}
+	// Another index than the one read: every link counts.
+	opts.Environ = map[string]string{"GIT_INDEX_FILE": "/tmp/other"}
+	git("rm", "-q", "--cached", "link_ssh")
+	if f := a.Analyze(`git ls-files | xargs cat`, opts); !reachesSSH(f) {
+		t.Errorf("GIT_INDEX_FILE set: no path through link_ssh in %+v", f.Paths)
+	}
+	// A damaged index is not read as holding no links.
+	if err := os.WriteFile(filepath.Join(ws, ".git", "index"), []byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x05"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Environ = map[string]string{}
+	if f := a.Analyze(`git ls-files | xargs cat`, opts); !reachesSSH(f) {
+		t.Errorf("damaged index: no path through link_ssh in %+v", f.Paths)
+	}
+}

@@ -1,0 +1,131 @@
+package parser
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// gitLinks returns which symbolic links below dir git tracks, for the
+// entries a git lister prints (git ls-files | xargs cat): a link is among
+// them only when git's index holds it as a link, or when the script made
+// it (it may have added it too). nil means not known: every link counts.
+// It is nil when the repository is not the plain one found above dir (a
+// .git file, GIT_DIR or GIT_INDEX_FILE set), or its index cannot be read.
+func (r *run) gitLinks(dir string, st *state) func(string) bool {
+	e := r.env(st)
+	for _, k := range []string{"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"} {
+		if v := e.Get(k); v.IsSet() || st.wild[k] || st.noEnv {
+			return nil
+		}
+	}
+	top := dir
+	for {
+		fi, err := os.Lstat(top + "/.git")
+		if err == nil {
+			if !fi.IsDir() {
+				return nil // a worktree or a submodule: its index is elsewhere
+			}
+			break
+		}
+		if top == "/" || top == "" {
+			return func(link string) bool { return r.links[link] != "" } // no repository: git lists nothing
+		}
+		top = filepath.Dir(top)
+	}
+	links, ok := indexLinks(top + "/.git/index")
+	if !ok {
+		return nil
+	}
+	return func(link string) bool {
+		if r.links[link] != "" {
+			return true
+		}
+		rel, err := filepath.Rel(top, link)
+		return err != nil || links[filepath.ToSlash(rel)]
+	}
+}
+
+// indexLinks reads a git index file (versions 2 to 4) and returns the
+// paths of the symbolic links it holds. A missing file holds none; one
+// that cannot be read or parsed gives ok false.
+func indexLinks(file string) (map[string]bool, bool) {
+	data, err := os.ReadFile(file)
+	if os.IsNotExist(err) {
+		return map[string]bool{}, true
+	}
+	if err != nil || len(data) < 12 || string(data[:4]) != "DIRC" {
+		return nil, false
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	count := binary.BigEndian.Uint32(data[8:12])
+	if version < 2 || version > 4 {
+		return nil, false
+	}
+	links := map[string]bool{}
+	pos := 12
+	prev := ""
+	for i := uint32(0); i < count; i++ {
+		// ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each),
+		// object name (20, SHA-1), flags (2)
+		const fixed = 62
+		if pos+fixed > len(data) {
+			return nil, false
+		}
+		start := pos
+		mode := binary.BigEndian.Uint32(data[pos+24 : pos+28])
+		flags := binary.BigEndian.Uint16(data[pos+60 : pos+62])
+		pos += fixed
+		if flags&0x4000 != 0 {
+			if version < 3 || pos+2 > len(data) {
+				return nil, false
+			}
+			pos += 2 // extended flags
+		}
+		var name string
+		if version == 4 {
+			// the length of the previous name to drop, as git's varint,
+			// then the rest of this name up to a NUL
+			strip, n := 0, 0
+			for {
+				if pos >= len(data) || n > 4 {
+					return nil, false
+				}
+				c := data[pos]
+				pos++
+				strip = strip<<7 | int(c&0x7f)
+				if c&0x80 == 0 {
+					break
+				}
+				strip++
+				n++
+			}
+			end := pos
+			for end < len(data) && data[end] != 0 {
+				end++
+			}
+			if end >= len(data) || strip > len(prev) {
+				return nil, false
+			}
+			name = prev[:len(prev)-strip] + string(data[pos:end])
+			pos = end + 1
+		} else {
+			end := pos
+			for end < len(data) && data[end] != 0 {
+				end++
+			}
+			if end >= len(data) {
+				return nil, false
+			}
+			name = string(data[pos:end])
+			// entries are padded with NULs to a multiple of 8 bytes
+			pos = start + (end-start+8)&^7
+		}
+		prev = name
+		if mode&0o170000 == 0o120000 && !strings.Contains(name, "\x00") {
+			links[name] = true
+		}
+	}
+	return links, true
+}

@@ -47,7 +47,7 @@ var valueTerms = func() map[string]*ast.Term {
 // for every call.
 var keyTerms = func() map[string]*ast.Term {
 	m := map[string]*ast.Term{}
-	for _, k := range []string{"abs", "access", "args", "argv", "assigns", "cmd", "code", "command", "commands", "context", "cwd", "depth", "dynamic", "env", "exists", "fd", "flags", "forks", "functions", "glob", "groups", "home", "in_workspace", "kind", "message", "name", "names", "op", "parse_error", "path", "paths", "pipelines", "present", "protected", "raw", "real", "recursive", "redirects", "role", "sandboxed", "scripts", "sensitive", "sensitive_match", "stdin", "stdin_from", "subcommand", "text", "tool", "uploads", "value", "version", "workspace", "wrappers", "writes", "zone", "zones"} {
+	for _, k := range []string{"abs", "access", "args", "argv", "assigns", "cmd", "code", "command", "commands", "context", "cwd", "depth", "dynamic", "env", "exists", "fd", "flags", "forks", "functions", "git_code", "glob", "groups", "home", "in_workspace", "kind", "message", "name", "names", "op", "parse_error", "path", "paths", "pipelines", "present", "protected", "raw", "real", "recursive", "redirects", "role", "sandboxed", "scripts", "sensitive", "sensitive_match", "stdin", "stdin_from", "subcommand", "text", "tool", "uploads", "value", "version", "workspace", "wrappers", "writes", "zone", "zones"} {
 		m[k] = ast.StringTerm(k)
 	}
 	return m
@@ -141,6 +141,9 @@ func inputValue(in *Input) (ast.Value, error) {
 		}
 		if p.Tree {
 			items = append(items, item("tree", boolean(true)))
+		}
+		if p.GitCode {
+			items = append(items, item("git_code", boolean(true)))
 		}
 		paths[i] = ast.ObjectTerm(items...)
 	}

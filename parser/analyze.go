@@ -171,6 +171,9 @@ type run struct {
 	// entryWalks: the (directory, access, name tests, command) walks
 	// entryLinks has done, so a loop body walked again adds nothing twice
 	entryWalks map[string]bool
+	// hooksDirs: the directories core.hooksPath names (hooksPaths), once
+	// read
+	hooksDirs *[]string
 	// finds: what each find command prints, by command index
 	finds map[int]findInfo
 }

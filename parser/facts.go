@@ -82,6 +82,13 @@ type Path struct {
 	// the toolgate binary: changing or deleting it), "secret" (the audit
 	// signing key: any access).
 	Protected string `json:"protected,omitempty"`
+	// GitCode: a write or delete here changes what git runs or reads as
+	// configuration: a ".git" entry anywhere (a directory, or a "gitdir:"
+	// file pointing elsewhere), anything inside a git directory (a .git
+	// directory or one that looks like a repository to git: HEAD, objects/
+	// and refs/), the directory core.hooksPath names, or the entry that
+	// makes a directory a repository.
+	GitCode bool `json:"git_code,omitempty"`
 	// findNames are field.findNames (not part of the input document)
 	findNames []string
 	// link: Real is a symbolic link itself, not followed (field.noFollow)

@@ -60,6 +60,9 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 			r.globDeletes[key][entry] = true
 		}
 	}
+	if (access == "write" || access == "delete") && p.Zone != "unknown" {
+		p.GitCode = r.gitCode(p.Real)
+	}
 	if access == "write" && !p.Glob && r.opaqueWriter(name) {
 		r.wrote(p.Real, nil) // downloaded or decoded: nobody saw the content
 	}

@@ -183,6 +183,21 @@ deny contains {"rule": "persist.git_hooks", "message": sprintf("%s writes %s ins
 
 inside_git_dir(f) if f == concat("/", [input.workspace, ".git"])
 
+# Elsewhere git reads hooks and configuration too: a ".git" entry in any
+# directory (a "gitdir:" file points git at a directory of the writer's
+# choosing), any directory git takes for a repository (HEAD, objects/ and
+# refs/: a bare one, or the target of such a file), and the directory
+# core.hooksPath names. The analyser marks such paths git_code.
+deny contains {"rule": "persist.git_hooks", "message": sprintf("%s writes %s, where git reads hooks or configuration (a .git entry, a repository's own files, or core.hooksPath); git would run what is put there — edit project files instead", [who(p), p.raw])} if {
+	input.present.writes
+	some p in paths
+	p.access == "write"
+	p.git_code
+	not inside_git_dir(p.real)
+	not contains(concat("", [p.real, "/"]), "/.git/hooks/")
+	not git_config_file(p.real)
+}
+
 inside_git_dir(f) if startswith(f, concat("/", [input.workspace, ".git/"]))
 
 deny contains {"rule": "persist.tool_config", "message": sprintf("%s changes the tool's user configuration, which later builds run with; pass options on the command line instead", [concat(" ", array.slice(c.argv, 0, 3))])} if {
@@ -298,7 +313,9 @@ deny contains {"rule": "persist.service", "message": "loginctl enable-linger kee
 
 # The agent's own settings: Claude Code reads its hooks (toolgate among
 # them) and permission rules from .claude/settings.json and
-# .claude/settings.local.json, in the project and in the home directory.
+# .claude/settings.local.json, in the project and in the home directory;
+# the hooks often run scripts kept in .claude/hooks, and .mcp.json names
+# the MCP server commands a project starts.
 # An agent that rewrites them can switch its guard off.
 deny contains {"rule": "persist.agent_config", "message": sprintf("%s changes %s, the agent's own settings (its hooks and permissions); those are the user's to change", [who(p), p.raw])} if {
 	input.present.writes
@@ -312,3 +329,10 @@ agent_settings(r) if endswith(r, "/.claude/settings.json")
 agent_settings(r) if endswith(r, "/.claude/settings.local.json")
 
 agent_settings(r) if endswith(r, "/.claude")
+
+# scripts the settings' hooks run, and the MCP servers a project starts
+agent_settings(r) if endswith(r, "/.claude/hooks")
+
+agent_settings(r) if contains(r, "/.claude/hooks/")
+
+agent_settings(r) if endswith(r, "/.mcp.json")

@@ -391,3 +391,35 @@ test_persist_git_info_exclude_is_not_a_hook if {
 	doc := exec_call("echo build/ >> .git/info/exclude", [cmd(["echo", "build/"])], [p])
 	not "persist.git_hooks" in rules(doc)
 }
+
+# ---- git directories elsewhere, core.hooksPath (red-team, session 7) ----
+
+test_persist_git_code_write_denied if {
+	every rel in ["sub/.git", "gd/config", "gd/hooks/pre-commit", ".githooks/pre-commit"] {
+		p := object.union(wpath(rel, "write", 0, "tee"), {"git_code": true})
+		"persist.git_hooks" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
+	}
+}
+
+test_persist_git_code_not_for_reads_or_plain_files if {
+	r := object.union(wpath("gd/config", "read", 0, "cat"), {"git_code": true})
+	not "persist.git_hooks" in rules(exec_call("cat gd/config", [cmd(["cat", "gd/config"])], [r]))
+	w := wpath("src/config", "write", 0, "tee")
+	not "persist.git_hooks" in rules(exec_call("tee src/config", [cmd(["tee", "src/config"])], [w]))
+}
+
+test_persist_git_code_root_git_dir_keeps_its_own_reasons if {
+	p := object.union(wpath(".git/hooks/pre-commit", "write", 0, "tee"), {"git_code": true})
+	ms := messages(exec_call("tee .git/hooks/pre-commit", [cmd(["tee", ".git/hooks/pre-commit"])], [p]), "persist.git_hooks")
+	count(ms) > 0
+	every m in ms {
+		not contains(m, "core.hooksPath")
+	}
+}
+
+test_persist_agent_config_hook_scripts_and_mcp_servers if {
+	every rel in [".claude/hooks/pre.sh", ".mcp.json"] {
+		p := wpath(rel, "write", 0, "tee")
+		"persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
+	}
+}

@@ -1,0 +1,124 @@
+package parser
+
+import (
+	"bufio"
+	"os"
+	"path"
+	"strings"
+)
+
+// gitCode says whether a write or delete of real (absolute, clean) changes
+// what git runs or reads as configuration (Path.GitCode).
+func (r *run) gitCode(real string) bool {
+	if strings.EqualFold(path.Base(real), ".git") {
+		return true
+	}
+	dir := path.Dir(real)
+	switch path.Base(real) {
+	case "HEAD", "objects", "refs":
+		// the last of the three makes dir a repository git finds
+		if r.looksLikeGitDir(dir, path.Base(real)) {
+			return true
+		}
+	}
+	for d, n := dir, 0; n < 64; d, n = path.Dir(d), n+1 {
+		if strings.EqualFold(path.Base(d), ".git") || r.looksLikeGitDir(d, "") {
+			return true
+		}
+		if d == "/" || d == "." || d == "" {
+			break
+		}
+	}
+	for _, h := range r.hooksPaths() {
+		if real == h || under(real, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// looksLikeGitDir says whether dir holds what makes git take it for a
+// repository (HEAD, objects, refs) on disk or once the script's earlier
+// writes and mkdirs are done, counting the entry named except as present.
+func (r *run) looksLikeGitDir(dir, except string) bool {
+	for _, e := range []string{"HEAD", "objects", "refs"} {
+		if e == except {
+			continue
+		}
+		p := dir + "/" + e
+		if _, err := os.Lstat(p); err != nil && !r.madeDirs[p] && !r.scriptWrote(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// scriptWrote says whether an earlier command of the script writes p.
+func (r *run) scriptWrote(p string) bool {
+	for _, q := range r.facts.Paths {
+		if q.Access == "write" && !q.Glob && q.Real == p {
+			return true
+		}
+	}
+	return false
+}
+
+// hooksPaths are the directories core.hooksPath names in the workspace
+// repository's config and the user's git config (read once per analysis):
+// git runs the hooks found there.
+func (r *run) hooksPaths() []string {
+	if r.hooksDirs != nil {
+		return *r.hooksDirs
+	}
+	var dirs []string
+	add := func(file, base string) {
+		v, ok := gitConfigValue(file, "core", "hookspath")
+		if !ok || v == "" {
+			return
+		}
+		if strings.HasPrefix(v, "~/") && r.opts.Home != "" {
+			v = r.opts.Home + v[1:]
+		}
+		if !strings.HasPrefix(v, "/") {
+			v = base + "/" + v
+		}
+		if real, _, _ := Resolve(v); real != "" {
+			dirs = append(dirs, real)
+		}
+	}
+	if ws := r.opts.Workspace; ws != "" {
+		add(ws+"/.git/config", ws)
+	}
+	if h := r.opts.Home; h != "" {
+		add(h+"/.gitconfig", h)
+		add(h+"/.config/git/config", h)
+	}
+	r.hooksDirs = &dirs
+	return dirs
+}
+
+// gitConfigValue reads the last value of section.key from a git config
+// file, as git's own simple form writes it ("[core]" then "hooksPath =
+// x"); names compare without case.
+func gitConfigValue(file, section, key string) (string, bool) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in, val, found := false, "", false
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(l, "[") {
+			name := strings.TrimSpace(strings.Trim(l, "[]"))
+			in = strings.EqualFold(name, section)
+			continue
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if in && ok && strings.EqualFold(strings.TrimSpace(k), key) {
+			val, found = strings.Trim(strings.TrimSpace(v), `"`), true
+		}
+	}
+	return val, found
+}

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/gate"
@@ -348,6 +350,29 @@ func (m *mapper) paths(p string) []string {
 	if p == "" {
 		return []string{""}
 	}
+	out := m.readings(p)
+	// Claude Code trims some tools' paths as JavaScript's trim() does
+	// (" ~/.ssh/x" is ~/.ssh/x for Write, Edit, Grep, Glob, LS), others
+	// take them as they are: both readings are judged.
+	if t := jsTrim(p); t != p && t != "" {
+		for _, v := range m.readings(t) {
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// jsTrim trims what JavaScript's String.prototype.trim does (white space,
+// line terminators, U+FEFF), and Unicode's other spaces besides.
+func jsTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '\uFEFF' || unicode.Is(unicode.Zs, r) })
+}
+
+// readings are the absolute paths p may stand for: from the home for ~,
+// from the cwd when relative; as written and cleaned.
+func (m *mapper) readings(p string) []string {
 	var raw []string
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if m.home != "" {

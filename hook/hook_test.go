@@ -442,3 +442,27 @@ func TestWorkspaceFlagAndCwd(t *testing.T) {
 		t.Errorf("line: %s", line)
 	}
 }
+
+// TestTrimmedPaths: Claude Code trims white space (and U+FEFF) around the
+// paths of several tools, so " ~/.ssh/x" is judged as ~/.ssh/x too.
+func TestTrimmedPaths(t *testing.T) {
+	e := newEnv(t)
+	dec, _ := local(t, e, nil, "")
+	for _, c := range []struct{ tool, input, decision string }{
+		{"Write", `{"file_path":" ~/.ssh/authorized_keys","content":"k"}`, "deny"},
+		{"Write", `{"file_path":"` + e.ws + `/.claude/settings.json\t","content":"{}"}`, "deny"},
+		{"Edit", `{"file_path":"\u00a0` + e.home + `/.bashrc","old_string":"a","new_string":"b"}`, "deny"},
+		{"Grep", `{"pattern":"KEY","path":"\ufeff` + e.home + `/.ssh"}`, "deny"},
+		{"LS", `{"path":" ~/.ssh"}`, "deny"},
+		{"Write", `{"file_path":" src/new.ts","content":"x"}`, "allow"},
+	} {
+		ev := `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"` + e.ws + `","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`
+		a, err := Decide(context.Background(), []byte(ev), Options{Local: dec})
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.tool, c.input, err)
+		}
+		if a.Decision != c.decision {
+			t.Errorf("%s %s: %+v, want %s", c.tool, c.input, a, c.decision)
+		}
+	}
+}

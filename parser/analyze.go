@@ -171,6 +171,13 @@ type run struct {
 	// entryWalks: the (directory, access, name tests, command) walks
 	// entryLinks has done, so a loop body walked again adds nothing twice
 	entryWalks map[string]bool
+	// shopts are the shell options the script turns on that change what
+	// globs match (shopt -s globstar, dotglob, nocaseglob; BASHOPTS): the
+	// expansion follows them wherever in the script they were set, which
+	// matches as much or more. globOpts: an option not known statically;
+	// every glob is unknown then.
+	shopts   map[string]bool
+	globOpts bool
 	// hooksDirs: the directories core.hooksPath names (hooksPaths), once
 	// read
 	hooksDirs *[]string
@@ -1183,6 +1190,15 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
 		}
 	}
+	if name == "BASHOPTS" {
+		// a bash started with it in its environment sets those options
+		if dyn {
+			r.globOpts = true
+		}
+		for _, o := range strings.Split(val, ":") {
+			r.setShopt(o)
+		}
+	}
 	switch {
 	case strings.HasPrefix(name, "BASH_FUNC_"):
 		// an exported function: its body runs when the name is called
@@ -1528,6 +1544,7 @@ func (r *run) substOutput(cs *syntax.CmdSubst, st *state) (string, bool) {
 
 func (r *run) config(st *state) *expand.Config {
 	cfg := r.closed(st)
+	cfg.GlobStar, cfg.DotGlob, cfg.NoCaseGlob = r.shopts["globstar"], r.shopts["dotglob"], r.shopts["nocaseglob"]
 	if st.cwd != "" {
 		cfg.ReadDir2 = func(dir string) ([]fs.DirEntry, error) {
 			if z := r.cls.zone(path.Clean(dir)); z == "tmp" || z == "tmp_root" {
@@ -2228,6 +2245,11 @@ func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc,
 		case *syntax.ProcSubst:
 			unknown, proc = true, true
 			return false
+		case *syntax.ExtGlob:
+			// @(…), +(…) …: matched only with shopt -s extglob, which the
+			// expansion here does not do: what it matches is not known
+			unknown, wild = true, true
+			return false
 		case *syntax.ParamExp:
 			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil {
 				unknown = true
@@ -2247,7 +2269,39 @@ func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc,
 		}
 		return true
 	})
+	if r.oddGlob(w, st) {
+		unknown, wild = true, true
+	}
 	return
+}
+
+// oddGlob says whether w is a glob this analysis cannot expand as bash
+// would: a bracket expression with a collating symbol or an equivalence
+// class ([[.e.]], [[=e=]]: bash matches "e", the expansion here nothing),
+// or any glob once the script set shell options not known statically, as
+// text or through an unquoted variable.
+func (r *run) oddGlob(w *syntax.Word, st *state) bool {
+	odd := func(s string) bool {
+		if strings.Contains(s, "[=") || strings.Contains(s, "[.") {
+			return strings.Contains(s, "[")
+		}
+		return r.globOpts && hasGlobMeta(s)
+	}
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			if odd(x.Value) {
+				return true
+			}
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				if v, ok := st.vars[x.Param.Value]; ok && odd(v) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // render writes a word back with its static parts expanded where possible,

@@ -671,6 +671,17 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "ln":
 		return nil, r.ln(idx, args, local)
 	case "shopt":
+		set := false
+		for _, a := range args {
+			switch {
+			case a.dynamic:
+				r.globOpts = true
+			case strings.HasPrefix(a.text, "-"):
+				set = set || strings.ContainsRune(a.text, 's')
+			case set:
+				r.setShopt(a.text)
+			}
+		}
 		return nil, nil
 	case "source", ".":
 		if len(args) > 0 {
@@ -3749,4 +3760,16 @@ func whole(names []string, isWhole bool) []string {
 		return nil
 	}
 	return names
+}
+
+// setShopt records a shell option the script turns on, when it changes
+// what globs match.
+func (r *run) setShopt(name string) {
+	switch name {
+	case "globstar", "dotglob", "nocaseglob":
+		if r.shopts == nil {
+			r.shopts = map[string]bool{}
+		}
+		r.shopts[name] = true
+	}
 }

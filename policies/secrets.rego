@@ -26,7 +26,7 @@ deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stor
 	input.present.names.git
 	some c in commands
 	c.name == "git"
-	subcommand(c) in {"credential", "credential-store", "credential-cache"}
+	startswith(subcommand(c), "credential") # credential, credential-store, -manager, -libsecret, -osxkeychain …
 }
 
 deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stored credentials; never read credentials — ask the user to provide what you need", [c.name])} if {
@@ -43,10 +43,56 @@ deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stor
 
 # (each command named here is in the command group credential_dumpers,
 # which gates the rule)
+# gpg takes any unambiguous prefix of a long option (--export-secret-k)
 credential_dump(c) if {
-	c.name == "gpg"
-	some f in ["--export-secret-keys", "--export-secret-subkeys"]
-	long_flag(c, f)
+	c.name in {"gpg", "gpg2"}
+	some f, _ in c.flags
+	startswith(f, "--export-secret")
+}
+
+# password managers and secret stores printing a secret
+credential_dump(c) if {
+	c.name == "op"
+	secret_store_read(args(c), {"read", "inject"}, {"item": {"get"}, "document": {"get"}})
+}
+
+credential_dump(c) if {
+	c.name == "bw"
+	secret_store_read(args(c), {"get", "export", "unlock", "login"}, {})
+}
+
+credential_dump(c) if {
+	c.name == "lpass"
+	secret_store_read(args(c), {"show", "export"}, {})
+}
+
+credential_dump(c) if {
+	c.name == "vault"
+	secret_store_read(args(c), {"read", "print", "login"}, {"kv": {"get", "export"}, "token": {"create", "lookup"}})
+}
+
+credential_dump(c) if {
+	c.name == "systemd-creds"
+	secret_store_read(args(c), {"cat", "decrypt"}, {})
+}
+
+credential_dump(c) if {
+	c.name == "keyring"
+	secret_store_read(args(c), {"get"}, {})
+}
+
+credential_dump(c) if c.name == "kwallet-query"
+
+# secret_store_read: the first plain argument is one of subs, or it and the
+# next are a pair in pairs
+secret_store_read(xs, subs, _) if {
+	plain := [a | some a in xs; not startswith(a, "-")]
+	plain[0] in subs
+}
+
+secret_store_read(xs, _, pairs) if {
+	plain := [a | some a in xs; not startswith(a, "-")]
+	plain[1] in pairs[plain[0]]
 }
 
 credential_dump(c) if {

@@ -147,3 +147,22 @@ test_secrets_credentials_ps_e_after_unix_options if {
 	not "secrets.credentials" in rules(exec_call("ps -u user -f", [cmd(["ps", "-u", "user", "-f"])], []))
 	not "secrets.credentials" in rules(exec_call("ps -o pid,cmd -e", [cmd(["ps", "-o", "pid,cmd", "-e"])], []))
 }
+
+# ---- credential stores (red-team, session 7) ----
+
+test_secrets_credentials_more_stores if {
+	every argv in [
+		["gpg", "--export-secret-key", "-a"], ["gpg", "--export-secret-k"], ["git", "credential-manager", "get"],
+		["op", "read", "op://v/i/f"], ["op", "item", "get", "x"], ["bw", "get", "password", "x"], ["lpass", "show", "x"],
+		["vault", "kv", "get", "secret/x"], ["vault", "print", "token"], ["systemd-creds", "cat", "x"], ["keyring", "get", "s", "u"],
+		["kwallet-query", "-r", "x", "kdewallet"],
+	] {
+		"secrets.credentials" in rules(simple_call(argv))
+	}
+}
+
+test_secrets_credentials_store_listings_allowed if {
+	every argv in [["op", "item", "list"], ["vault", "status"], ["gpg", "--list-keys"], ["bw", "list", "folders"]] {
+		not "secrets.credentials" in rules(simple_call(argv))
+	}
+}

@@ -1048,6 +1048,26 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 
 func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 	variant := c.Variant.Value
+	// With options only (or nothing), export -p, declare -p and the like
+	// print variables: a command of its own, for the policy to see.
+	printing := true
+	argv := []string{variant}
+	for _, as := range c.Args {
+		l := ""
+		if as.Name == nil && as.Value != nil {
+			l = as.Value.Lit()
+		}
+		if !strings.HasPrefix(l, "-") {
+			printing = false
+			break
+		}
+		argv = append(argv, l)
+	}
+	if printing {
+		cmd := Command{Name: variant, Argv: argv, Wrappers: []string{}, Depth: sc.depth, Context: sc.ctx, Cwd: st.cwd, Env: map[string]string{}, stdinIdx: -1}
+		cmd.Flags, cmd.Subcommand = flagsOf(variant, argv)
+		r.facts.Commands = append(r.facts.Commands, cmd)
+	}
 	// -n (name reference), -l/-u/-c (case change), -i (arithmetic) make the
 	// stored value differ from the text assigned.
 	transforms := false

@@ -305,3 +305,49 @@ ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code t
 	some c in commands
 	code_runner(c.name)
 }
+
+# Outside the sandbox a program run by its path from the workspace (a
+# script, a build output: ./build.sh, scripts/x.py) is code toolgate does
+# not analyse, as bash FILE is.
+ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs a program from the workspace that toolgate does not analyse, and no sandbox contains it here; a person must approve", [c.argv[0]])} if {
+	input.sandboxed == false
+	some c in commands
+	not c.dynamic
+	contains(c.argv[0], "/")
+	not system_program(c.argv[0])
+}
+
+system_program(p) if {
+	some root in ["/usr/", "/bin/", "/sbin/", "/lib", "/opt/", "/nix/store/", "/snap/", "/etc/"]
+	startswith(p, root)
+}
+
+# Outside the sandbox the environment is the agent's own, often with its
+# API keys: printing all of it is for a person to approve.
+ask contains {"rule": "ask.environment", "message": sprintf("%s prints every environment variable, and here they are the agent's own (API keys, tokens); a person must approve - print one named variable instead", [concat(" ", c.argv)])} if {
+	input.sandboxed == false
+	some c in commands
+	env_dump(c)
+}
+
+env_dump(c) if {
+	c.name in {"env", "printenv"}
+	count(c.wrappers) == 0
+	count([a | some a in args(c); not startswith(a, "-")]) == 0
+}
+
+env_dump(c) if {
+	c.name == "set"
+	count(args(c)) == 0
+}
+
+env_dump(c) if {
+	c.name in {"declare", "typeset", "export", "readonly"}
+	count([a | some a in args(c); not startswith(a, "-")]) == 0
+	not function_listing(args(c))
+}
+
+function_listing(xs) if {
+	some a in xs
+	regex.match(`^-[a-zA-Z]*[fF]`, a)
+}

@@ -250,3 +250,34 @@ test_ask_unsandboxed_code_source if {
 	"ask.unsandboxed_code" in rules(doc)
 	not "ask.unsandboxed_code" in rules(simple_call(["source", ".env"]))
 }
+
+# ---- unsandboxed: programs run from the workspace, environment dumps (red-team, session 7) ----
+
+test_ask_unsandboxed_code_workspace_program if {
+	every argv in [["./build.sh"], ["scripts/x.py", "-v"], ["node_modules/.bin/jest"]] {
+		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+		not "ask.unsandboxed_code" in rules(simple_call(argv))
+	}
+	every argv in [["/usr/bin/ls"], ["ls"], ["/usr/bin/git", "status"]] {
+		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+}
+
+test_ask_environment_dumps_unsandboxed if {
+	every argv in [["env"], ["printenv"], ["set"], ["export", "-p"], ["declare", "-px"], ["export"]] {
+		"ask.environment" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+		not "ask.environment" in rules(simple_call(argv))
+	}
+	every argv in [["printenv", "PATH"], ["set", "-e"], ["declare", "-f"], ["env", "-0", "X"]] {
+		not "ask.environment" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+}
+
+test_persist_git_config_harmless_pager_and_editor if {
+	every kv in ["core.pager=cat", "core.editor=true", "core.fsmonitor=false", "core.pager=less"] {
+		not "persist.git_config" in rules(object.union(simple_call(["git", "-c", kv, "log"]), {"commands": [object.union(cmd(["git", "-c", kv, "log"]), {"subcommand": "log"})]}))
+	}
+	every kv in ["core.pager=sh -c x", "core.editor=vim -c '!id'", "core.fsmonitor=./x"] {
+		"persist.git_config" in rules(simple_call(["git", "-c", kv, "log"]))
+	}
+}

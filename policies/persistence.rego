@@ -106,6 +106,17 @@ deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets 
 	x == "-c"
 	kv := a[i + 1]
 	code_key(split(kv, "=")[0])
+	not harmless_program(kv)
+}
+
+# git -c core.pager=cat log, -c core.editor=true commit: a value naming a
+# program that runs nothing else (agents use these to keep git from
+# waiting on a pager or an editor)
+harmless_program(kv) if {
+	parts := split(kv, "=")
+	count(parts) == 2
+	lower(parts[0]) in {"core.pager", "core.editor", "core.fsmonitor", "sequence.editor"}
+	parts[1] in {"cat", "true", "false", ":", "less", "more", ""}
 }
 
 deny contains {"rule": "persist.git_config", "message": sprintf("git config %s changes a setting git runs as code or writes outside the workspace; leave git configuration to the user", [concat(" ", git_config_args(c))])} if {

@@ -66,7 +66,7 @@ const maxArgDepth = 16
 const CodeRelativePath = "gate.relative_path"
 
 // commandKeys are argument names whose string values are shell commands.
-var commandKeys = map[string]bool{"command": true, "cmd": true, "script": true, "shell_command": true, "shell": true, "commandline": true, "command_line": true, "bash": true}
+var commandKeys = map[string]bool{"command": true, "cmd": true, "cmdline": true, "script": true, "shell_command": true, "shell": true, "commandline": true, "command_line": true, "bash": true}
 
 // verbs map the first word of a tool name to the access its paths get.
 var verbs = map[string]string{
@@ -202,6 +202,61 @@ func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, com
 	}
 	walk("", args, 0)
 	return paths, commands, relative, tooDeep
+}
+
+// opaqueKeys name arguments whose value is code or an address, which
+// toolgate does not judge for an external tool (a notebook's code, an
+// expression to evaluate, a URL to call).
+var opaqueKeys = map[string]bool{
+	"code": true, "expression": true, "expr": true, "eval": true, "program": true, "source_code": true, "snippet": true,
+	"sql": true, "statement": true, "run": true, "exec": true, "execute": true, "javascript": true,
+	"js": true, "python": true, "lua": true, "ruby": true, "perl": true, "function": true, "lambda": true,
+	"url": true, "uri": true, "urls": true, "endpoint": true, "href": true, "link": true, "host": true, "hostname": true,
+	"address": true, "webhook": true, "args": true, "argv": true, "arguments": true,
+}
+
+// OpaqueArgs lists the arguments of an external tool call that hold code,
+// an address or long free text toolgate does not judge (keys in
+// opaqueKeys, or any other string that is not a path, content or a
+// command and spans lines or more than 200 bytes). A hook asks a person
+// rather than allow such a call on the strength of its paths alone.
+func OpaqueArgs(args json.RawMessage) []string {
+	var v map[string]any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return nil
+	}
+	var out []string
+	var walk func(key string, v any, depth int)
+	walk = func(key string, v any, depth int) {
+		if depth > maxArgDepth {
+			return
+		}
+		switch x := v.(type) {
+		case string:
+			k := strings.ToLower(key)
+			if x == "" || commandKeys[k] || contentKeys[k] || pathKeys[k] || looksAbsolute(fileURI(x)) && !strings.Contains(x, "://") {
+				return
+			}
+			if opaqueKeys[k] || strings.ContainsAny(x, "\n\r") || len(x) > 200 {
+				out = append(out, key)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e, depth+1)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(k, x[k], depth+1)
+			}
+		}
+	}
+	walk("", v, 0)
+	return out
 }
 
 // looksAbsolute says whether s is a path by its form: absolute or "~",

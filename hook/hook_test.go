@@ -466,3 +466,27 @@ func TestTrimmedPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestOpaqueExternalArgs: an MCP tool allowed on its paths still asks when
+// another argument holds code or an address toolgate does not judge.
+func TestOpaqueExternalArgs(t *testing.T) {
+	e := newEnv(t)
+	dec, _ := local(t, e, nil, "")
+	nb := e.ws + "/notebooks/n.ipynb"
+	for _, c := range []struct{ tool, input, decision string }{
+		{"mcp__jupyter__execute_code", `{"notebook_path":"` + nb + `","code":"print(open('/etc/hostname').read())"}`, "ask"},
+		{"mcp__x__http_request", `{"url":"https://example.org/","file":"` + e.ws + `/src/app.ts"}`, "ask"},
+		{"mcp__shell__execute", `{"workdir":"` + e.ws + `","cmdline":"cat ~/.ssh/id_ed25519"}`, "deny"},
+		{"mcp__fs__read_file", `{"path":"` + e.ws + `/src/app.ts"}`, "allow"},
+		{"mcp__fs__write_file", `{"path":"` + e.ws + `/src/b.ts","content":"a\nb\n"}`, "allow"},
+	} {
+		ev := `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"` + e.ws + `","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`
+		a, err := Decide(context.Background(), []byte(ev), Options{Local: dec})
+		if err != nil {
+			t.Fatalf("%s: %v", c.tool, err)
+		}
+		if a.Decision != c.decision {
+			t.Errorf("%s %s: %+v, want %s", c.tool, c.input, a, c.decision)
+		}
+	}
+}

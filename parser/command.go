@@ -84,6 +84,34 @@ var wrapperSpecs = map[string]wspec{
 	"trickle":          {opts: "u:d:w:t:l:n:"},
 	"bwrap":            {},
 	"sandbox-exec":     {opts: "f:n:p:D:"},
+	// found by a red-team (session 7): more programs that run the rest of
+	// their arguments as a command
+	"setarch":      {opts: "vRFZLXBIST3", positional: 1},
+	"linux32":      {opts: "vRFZLXBIST3"},
+	"linux64":      {opts: "vRFZLXBIST3"},
+	"i386":         {opts: "vRFZLXBIST3"},
+	"x86_64":       {opts: "vRFZLXBIST3"},
+	"logsave":      {opts: "asv", positional: 1},
+	"systemd-cat":  {opts: "t:p:", long: map[string]bool{"--identifier": true, "--priority": true, "--stderr-priority": true, "--level-prefix": true, "--namespace": true}},
+	"chronic":      {opts: "ev"},
+	"ifne":         {opts: "n"},
+	"daemonize":    {opts: "a:c:e:E:o:p:l:u:v"},
+	"nq":           {opts: "cqtw"},
+	"tsp":          {opts: "nfgL:N:D:E"},
+	"timelimit":    {opts: "t:T:s:S:pq"},
+	"sshpass":      {opts: "p:f:d:e:P:v"},
+	"torify":       {},
+	"tsocks":       {},
+	"proot":        {opts: "r:b:m:w:q:k:0v:", long: map[string]bool{"--rootfs": true, "--bind": true, "--mount": true, "--cwd": true, "--qemu": true, "--kernel-release": true, "--verbose": true}},
+	"fakechroot":   {opts: "e:c:s:l:d:"},
+	"envdir":       {positional: 1},
+	"setuidgid":    {positional: 1},
+	"with-lock-ex": {positional: 1},
+	"retry":        {opts: "t:d:m:x:", long: map[string]bool{"--times": true, "--delay": true, "--until": true, "--while": true}},
+	"cttyhack":     {},
+	"dtach":        {opts: "A:a:c:n:N:p:r:e:Ezq"},
+	"abduco":       {opts: "c:n:A:a:e:fr"},
+	"rr":           {opts: "", positional: 1},
 }
 
 // cmdStringOpts are wrapper options whose value is a shell command line.
@@ -354,6 +382,8 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 		}
 		if strings.HasPrefix(t, "--") {
 			key, val, eq := strings.Cut(t, "=")
+			// getopt takes any unambiguous prefix (env --sp=…, --ch=…)
+			key = longPrefix(key, maps.Keys(ws.long))
 			if !eq && ws.long[key] && i+1 < len(argv) {
 				i++
 				val = argv[i].text
@@ -376,6 +406,8 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 				vv := v
 				fd.argFile = &vv
 			case key == "--unset":
+			case key == "--output" && (name == "time" || name == "strace" || name == "ltrace"):
+				r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
 			}
 			i++
 			continue
@@ -416,7 +448,7 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 				case (name == "xargs" || name == "parallel" || name == "sem") && ch == 'a':
 					vv := v
 					fd.argFile = &vv
-				case name == "strace" && ch == 'o', name == "ltrace" && ch == 'o', name == "time" && ch == 'o':
+				case name == "strace" && ch == 'o', name == "ltrace" && ch == 'o', name == "time" && ch == 'o', name == "daemonize" && (ch == 'o' || ch == 'e' || ch == 'p' || ch == 'l'):
 					r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
 				}
 				consumed = true
@@ -431,17 +463,53 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 	}
 	for n := 0; n < ws.positional && i < len(argv); n++ {
 		switch name {
-		case "flock":
+		case "flock", "with-lock-ex", "logsave":
 			r.addPath(argv[i], &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
+		case "envdir":
+			r.addPath(argv[i], &state{cwd: *cwd, vars: st.vars}, "read", idx, name)
 		case "chroot":
 			r.addPath(argv[i], &state{cwd: *cwd, vars: st.vars}, "read", idx, name)
 		}
 		i++
 	}
 	rest := argv[i:]
+	if name == "flock" && len(rest) >= 2 && (rest[0].text == "-c" || rest[0].text == "--command") && cmdString == nil {
+		// flock FILE -c CMD, the usual order
+		cmdString = &rest[1]
+	}
+	if name == "script" {
+		// script [options] [file] [options]: options may follow the
+		// typescript file, which is written (./typescript by default)
+		file := false
+		for k := 0; k < len(rest); k++ {
+			t := rest[k].text
+			switch {
+			case (t == "-c" || t == "--command") && k+1 < len(rest):
+				k++
+				if cmdString == nil {
+					cmdString = &rest[k]
+				}
+			case (t == "-O" || t == "-I" || t == "-B" || t == "-T" || t == "--log-out" || t == "--log-in" || t == "--log-io" || t == "--log-timing") && k+1 < len(rest):
+				k++
+				r.addPath(rest[k], &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
+			case strings.HasPrefix(t, "-") && !rest[k].dynamic:
+			default:
+				file = true
+				r.addPath(rest[k], &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
+			}
+		}
+		if !file {
+			r.addPath(field{text: "typescript", pattern: "typescript"}, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
+		}
+		if cmdString == nil {
+			return nil, "done", nil // an interactive shell on the terminal
+		}
+		rest = nil
+	}
 	if split != nil {
-		// env -S 'cmd args' [more args]: the string is split like a command line.
-		script := split.text
+		// env -S 'cmd args' [more args]: the string is split like a command
+		// line; env's own escape \_ is a space there
+		script := strings.ReplaceAll(split.text, `\_`, " ")
 		for _, f := range rest {
 			script += " " + shellQuote(f.text)
 		}
@@ -1682,6 +1750,13 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if j+1 < len(args) {
 				r.addPath(args[j+1], st, "write", idx, "find")
+			}
+		case "-files0-from":
+			// the starting points are read from a file: any path (and the
+			// file's content shows in find's errors)
+			if j+1 < len(args) {
+				r.addPath(args[j+1], st, "read", idx, "find")
+				starts = append(starts, field{text: "{files0-from}", pattern: "/*", dynamic: true, wild: true, glob: true})
 			}
 		}
 	}

@@ -109,6 +109,18 @@ deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets 
 	not harmless_program(kv)
 }
 
+# git -c "$(…)": which key is set is not known before it runs
+deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets a value known only when it runs, which may be one git runs as code; write the setting literally", [kv])} if {
+	input.present.names.git
+	some c in commands
+	c.name == "git"
+	a := args(c)
+	some i, x in a
+	x == "-c"
+	kv := a[i + 1]
+	regex.match("[$`]", split(kv, "=")[0])
+}
+
 # git -c core.pager=cat log, -c core.editor=true commit: a value naming a
 # program that runs nothing else (agents use these to keep git from
 # waiting on a pager or an editor)
@@ -167,7 +179,7 @@ deny contains {"rule": "persist.git_config", "message": sprintf("setting %s inje
 
 # git reads configuration, hooks and helper programs from these; pointing
 # them elsewhere runs code that was never checked.
-git_redirect_vars := {"GIT_DIR", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "XDG_CONFIG_HOME", "GIT_CONFIG", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_ALTERNATE_OBJECT_DIRECTORIES"}
+git_redirect_vars := {"GIT_DIR", "GIT_COMMON_DIR", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "XDG_CONFIG_HOME", "GIT_CONFIG", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_ALTERNATE_OBJECT_DIRECTORIES"}
 
 deny contains {"rule": "persist.git_config", "message": sprintf("setting %s makes git read configuration or programs from elsewhere; run git on the workspace's own repository", [a.name])} if {
 	input.present.assigns

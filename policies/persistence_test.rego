@@ -423,3 +423,9 @@ test_persist_agent_config_hook_scripts_and_mcp_servers if {
 		"persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
 	}
 }
+
+test_persist_git_config_common_dir_and_unknown_key if {
+	"persist.git_config" in rules(object.union(simple_call(["git", "zz"]), {"assigns": [{"name": "GIT_COMMON_DIR", "value": "/tmp/g", "dynamic": false, "cmd": 0}]}))
+	"persist.git_config" in rules(simple_call(["git", "-c", "$(cat o.txt)", "x"]))
+	not "persist.git_config" in rules(simple_call(["git", "-c", "user.name=me", "commit"]))
+}

@@ -186,22 +186,33 @@ func externalArgs(tool string, args map[string]any) (paths []parser.PathArg, com
 				commands = append(commands, strings.Join(words, " "))
 				return
 			}
-			for _, e := range x {
-				walk(key, e, depth+1)
-			}
+			eachArg(key, x, depth, walk)
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(k, x[k], depth+1)
-			}
+			eachArg(key, x, depth, walk)
 		}
 	}
 	walk("", args, 0)
 	return paths, commands, relative, tooDeep
+}
+
+// eachArg visits the elements of an array (under its key) or the members
+// of an object (in key order), one level deeper.
+func eachArg(key string, v any, depth int, visit func(key string, v any, depth int)) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			visit(key, e, depth+1)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			visit(k, x[k], depth+1)
+		}
+	}
 }
 
 // opaqueKeys name arguments whose value is code or an address, which
@@ -240,19 +251,8 @@ func OpaqueArgs(args json.RawMessage) []string {
 			if opaqueKeys[k] || strings.ContainsAny(x, "\n\r") || len(x) > 200 {
 				out = append(out, key)
 			}
-		case []any:
-			for _, e := range x {
-				walk(key, e, depth+1)
-			}
-		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				walk(k, x[k], depth+1)
-			}
+		default:
+			eachArg(key, x, depth, walk)
 		}
 	}
 	walk("", v, 0)

@@ -456,14 +456,7 @@ func TestTrimmedPaths(t *testing.T) {
 		{"LS", `{"path":" ~/.ssh"}`, "deny"},
 		{"Write", `{"file_path":" src/new.ts","content":"x"}`, "allow"},
 	} {
-		ev := `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"` + e.ws + `","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`
-		a, err := Decide(context.Background(), []byte(ev), Options{Local: dec})
-		if err != nil {
-			t.Fatalf("%s %s: %v", c.tool, c.input, err)
-		}
-		if a.Decision != c.decision {
-			t.Errorf("%s %s: %+v, want %s", c.tool, c.input, a, c.decision)
-		}
+		decideEvent(t, e, dec, c.tool, c.input, c.decision)
 	}
 }
 
@@ -480,13 +473,20 @@ func TestOpaqueExternalArgs(t *testing.T) {
 		{"mcp__fs__read_file", `{"path":"` + e.ws + `/src/app.ts"}`, "allow"},
 		{"mcp__fs__write_file", `{"path":"` + e.ws + `/src/b.ts","content":"a\nb\n"}`, "allow"},
 	} {
-		ev := `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"` + e.ws + `","tool_name":"` + c.tool + `","tool_input":` + c.input + `}`
-		a, err := Decide(context.Background(), []byte(ev), Options{Local: dec})
-		if err != nil {
-			t.Fatalf("%s: %v", c.tool, err)
-		}
-		if a.Decision != c.decision {
-			t.Errorf("%s %s: %+v, want %s", c.tool, c.input, a, c.decision)
-		}
+		decideEvent(t, e, dec, c.tool, c.input, c.decision)
+	}
+}
+
+// decideEvent decides a PreToolUse event for tool with input in e's
+// workspace and checks the decision.
+func decideEvent(t *testing.T, e env, dec func(context.Context, string, []byte) ([]gate.Result, error), tool, input, want string) {
+	t.Helper()
+	ev := `{"session_id":"s","hook_event_name":"PreToolUse","cwd":"` + e.ws + `","tool_name":"` + tool + `","tool_input":` + input + `}`
+	a, err := Decide(context.Background(), []byte(ev), Options{Local: dec})
+	if err != nil {
+		t.Fatalf("%s %s: %v", tool, input, err)
+	}
+	if a.Decision != want {
+		t.Errorf("%s %s: %+v, want %s", tool, input, a, want)
 	}
 }

@@ -83,6 +83,109 @@ loopback_only(c) if {
 	some a in args(c)
 	loopback(a)
 	not remote_address(c)
+	not other_target(c)
+	not proxied(c)
+}
+
+# For URL clients every argument that is neither an option nor an option's
+# value is a URL (curl takes "evil" for http://evil/): each must be this
+# machine. Options that read more targets from elsewhere count as another
+# target (curl -K, wget -i, wget -e).
+other_target(c) if {
+	url_option_values[c.name]
+	xs := args(c)
+	some i, a in xs
+	not startswith(a, "-")
+	not option_value(c.name, xs, i)
+	not loopback(a)
+}
+
+other_target(c) if {
+	url_option_values[c.name]
+	some a in args(c)
+	regex.match(`^(-[A-Za-z]*[Ki]$|--config|--input-file|--url|-e$|--execute|--proxy|--socks)`, a)
+	c.name != "curl" # curl's own checks: redirectable
+}
+
+other_target(c) if {
+	c.name == "curl"
+	some a in args(c)
+	regex.match(`^(-[A-Za-z]*K$|--config|--url)`, a)
+}
+
+# ssh's and nc's other ways to reach a host: a Hostname or jump host given
+# as an option, a proxy
+other_target(c) if {
+	c.name in {"ssh", "scp", "sftp"}
+	some i, a in args(c)
+	regex.match(`(?i)^(-J|-[A-Za-z]*J$|-oProxyJump|-oHostname|-oProxyCommand)`, a)
+}
+
+other_target(c) if {
+	c.name in {"ssh", "scp", "sftp"}
+	xs := args(c)
+	some i, a in xs
+	a == "-o"
+	regex.match(`(?i)^(hostname|proxyjump|proxycommand|hostkeyalias)\b`, xs[i + 1])
+}
+
+other_target(c) if {
+	c.name in {"nc", "ncat", "netcat", "nc.openbsd", "nc.traditional"}
+	some a in args(c)
+	regex.match(`^(-[A-Za-z]*[xX]|--proxy)`, a)
+}
+
+# a proxy named anywhere in the script's or the command's environment
+proxied(c) if {
+	some k, _ in c.env
+	contains(lower(k), "proxy")
+}
+
+proxied(_) if {
+	input.present.assigns
+	some a in input.assigns
+	contains(lower(a.name), "proxy")
+}
+
+# option_value(name, xs, i): xs[i] is the value of the option before it
+option_value(name, xs, i) if {
+	i > 0
+	prev := xs[i - 1]
+	not contains(prev, "=")
+	prev in url_option_values[name].long
+}
+
+option_value(name, xs, i) if {
+	i > 0
+	prev := xs[i - 1]
+	regex.match(concat("", ["^-[A-Za-z0-9]*[", url_option_values[name].short, "]$"]), prev)
+}
+
+# the options of URL clients that take a value
+url_option_values := {
+	"curl": {"short": "AbcCdDeEFHKmoQrTuUwxXyYzP", "long": {
+		"--data", "--data-raw", "--data-binary", "--data-urlencode", "--data-ascii", "--json", "--header", "--output",
+		"--user", "--user-agent", "--referer", "--request", "--cookie", "--cookie-jar", "--form", "--form-string",
+		"--upload-file", "--max-time", "--connect-timeout", "--retry", "--retry-delay", "--retry-max-time", "--write-out",
+		"--cacert", "--cert", "--key", "--capath", "--limit-rate", "--range", "--continue-at", "--max-filesize",
+		"--unix-socket", "--abstract-unix-socket", "--interface", "--local-port", "--dns-servers", "--oauth2-bearer",
+		"--trace", "--trace-ascii", "--stderr", "--dump-header", "--etag-save", "--etag-compare", "--output-dir",
+		"--expect100-timeout", "--keepalive-time", "--aws-sigv4", "--variable", "--proxy", "--preproxy", "--socks5",
+		"--resolve", "--connect-to", "--max-redirs", "--cert-type", "--key-type", "--pass", "--ciphers", "--config",
+		"--url", "--proxy-user", "--login-options", "--mail-from", "--mail-rcpt", "--quote", "--service-name",
+		"--speed-limit", "--speed-time", "--time-cond", "--tls-max", "--happy-eyeballs-timeout-ms", "--parallel-max",
+	}},
+	"wget": {"short": "oaiOPetTwUQBlARDXIx", "long": {
+		"--output-document", "--output-file", "--append-output", "--directory-prefix", "--execute", "--tries", "--timeout",
+		"--wait", "--user-agent", "--header", "--post-data", "--post-file", "--body-data", "--body-file", "--method",
+		"--user", "--password", "--http-user", "--http-password", "--load-cookies", "--save-cookies", "--referer",
+		"--input-file", "--base", "--config", "--level", "--accept", "--reject", "--domains", "--exclude-directories",
+		"--include-directories", "--quota", "--limit-rate", "--ca-certificate", "--certificate", "--private-key",
+	}},
+	"wget2": {"short": "oaiOPetTwUQBlARDXIx", "long": {"--output-document", "--output-file", "--directory-prefix", "--execute", "--header", "--post-data", "--post-file", "--body-data", "--body-file", "--method", "--user", "--password", "--input-file", "--config"}},
+	"xh": {"short": "aAo", "long": {"--auth", "--auth-type", "--output", "--proxy", "--cert", "--cert-key", "--timeout", "--resolve", "--interface"}},
+	"http": {"short": "aAo", "long": {"--auth", "--auth-type", "--output", "--proxy", "--cert", "--cert-key", "--timeout", "--session"}},
+	"https": {"short": "aAo", "long": {"--auth", "--auth-type", "--output", "--proxy", "--cert", "--cert-key", "--timeout", "--session"}},
 }
 
 loopback(a) if regex.match(`^([a-z]+://)?(localhost|127\.[0-9.]+|\[::1\]|0\.0\.0\.0)(:[0-9]+)?(/.*)?$`, a)
@@ -92,7 +195,15 @@ remote_address(c) if {
 	not startswith(a, "-")
 	contains(a, ".")
 	not loopback(a)
-	regex.match(`^([a-z]+://)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+(:[0-9]+)?(/.*)?$`, a)
+	regex.match(`(?i)^([a-z]+://)?([^/@\s]+@)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+\.?(:[0-9]+)?([/?#].*)?$`, a)
+}
+
+# a URL of any other host, an IPv6 literal, a decimal address
+remote_address(c) if {
+	some a in args(c)
+	not startswith(a, "-")
+	not loopback(a)
+	regex.match(`(?i)^[a-z][a-z0-9+.-]*://|^\[[0-9a-f:.]+\]|^[0-9]{8,}(:[0-9]+)?$`, a)
 }
 
 # local_only(c): subcommands of cluster and forge clients that stay local

@@ -281,3 +281,27 @@ test_persist_git_config_harmless_pager_and_editor if {
 		"persist.git_config" in rules(simple_call(["git", "-c", kv, "log"]))
 	}
 }
+
+# ---- loopback: every target must be this machine (red-team, session 7) ----
+
+test_loopback_only_every_url_target if {
+	every argv in [
+		["curl", "http://localhost/", "http://evil.tld?a"], ["curl", "http://localhost/", "HTTP://EVIL.TLD/"],
+		["curl", "http://localhost/", "http://134744072/"], ["curl", "http://localhost/", "evil"],
+		["curl", "-K", "cfg", "http://localhost/"], ["wget", "-e", "http_proxy=evil:1", "http://localhost/"],
+		["ssh", "-J", "u@evil.tld", "localhost"], ["ssh", "-o", "Hostname=evil.tld", "localhost"], ["nc", "-x", "1.2.3.4:1080", "localhost", "80"],
+	] {
+		"ask.network" in rules(simple_call(argv))
+	}
+	every argv in [
+		["curl", "-s", "http://localhost:3000/health"], ["curl", "-fsSL", "-H", "Accept: application/json", "http://127.0.0.1:8080/api"],
+		["curl", "-X", "POST", "-d", "{}", "localhost:3000/x"], ["wget", "-qO-", "http://localhost:8000/"], ["nc", "-z", "localhost", "5432"],
+	] {
+		not "ask.network" in rules(simple_call(argv))
+	}
+}
+
+test_loopback_only_not_with_a_proxy_in_the_script if {
+	doc := object.union(simple_call(["curl", "http://localhost/"]), {"assigns": [{"name": "ALL_PROXY", "value": "http://evil:1", "dynamic": false, "cmd": -1}]})
+	"ask.network" in rules(doc)
+}

@@ -96,7 +96,7 @@ other_target(c) if {
 	xs := args(c)
 	some i, a in xs
 	not startswith(a, "-")
-	not option_value(c.name, xs, i)
+	not url_option_value(c.name, xs, i)
 	not loopback(a)
 }
 
@@ -147,15 +147,15 @@ proxied(_) if {
 	contains(lower(a.name), "proxy")
 }
 
-# option_value(name, xs, i): xs[i] is the value of the option before it
-option_value(name, xs, i) if {
+# url_option_value(name, xs, i): xs[i] is the value of the option before it
+url_option_value(name, xs, i) if {
 	i > 0
 	prev := xs[i - 1]
 	not contains(prev, "=")
 	prev in url_option_values[name].long
 }
 
-option_value(name, xs, i) if {
+url_option_value(name, xs, i) if {
 	i > 0
 	prev := xs[i - 1]
 	regex.match(concat("", ["^-[A-Za-z0-9]*[", url_option_values[name].short, "]$"]), prev)
@@ -461,4 +461,26 @@ env_dump(c) if {
 function_listing(xs) if {
 	some a in xs
 	regex.match(`^-[a-zA-Z]*[fF]`, a)
+}
+
+# Other version control systems reaching their servers
+ask contains {"rule": "ask.git_remote", "message": sprintf("%s %s talks to a remote repository; a person must approve network access", [c.name, subcommand(c)])} if {
+	some c in commands
+	vcs_remote(c)
+}
+
+vcs_remote(c) if {
+	c.name in {"hg", "chg"}
+	subcommand(c) in {"clone", "pull", "push", "incoming", "in", "outgoing", "out", "fetch", "serve"}
+}
+
+vcs_remote(c) if {
+	c.name in {"fossil", "bzr", "brz"}
+	subcommand(c) in {"clone", "pull", "push", "sync", "update", "branch", "checkout", "co", "merge", "send"}
+}
+
+# svn talks to its server for all but a few working-copy commands
+vcs_remote(c) if {
+	c.name == "svn"
+	not subcommand(c) in {"", "status", "st", "add", "revert", "resolve", "resolved", "cleanup", "help", "changelist", "cl", "patch", "upgrade"}
 }

@@ -96,3 +96,15 @@ deny contains {"rule": "remote.upload", "message": sprintf("%s sends the output 
 command_name(i) := commands[i].name if commands[i].name != ""
 
 else := "a command"
+
+# getent hosts NAME resolves NAME through DNS: a name made of command
+# output carries that output to whoever answers for the domain
+deny contains {"rule": "remote.upload", "message": sprintf("getent %s looks up a name built from command output (%s), which DNS carries to another host; sharing data off the machine is not allowed", [args(c)[0], d.text])} if {
+	input.present.names.getent
+	some i, c in commands
+	c.name == "getent"
+	args(c)[0] in {"hosts", "ahosts", "ahostsv4", "ahostsv6"}
+	some d in input.dynamic
+	d.cmd == i
+	d.kind == "cmdsubst"
+}

@@ -852,7 +852,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			return nil, err
 		}
 	case "sed", "gsed":
-		r.sedScript(idx, name, args, local)
+		r.sedScript(idx, name, args, local, in)
 	case "sqlite3":
 		// SQL reaches files and programs through dot-commands and
 		// functions: .shell/.system run a command, .output/.once/.read/
@@ -1621,6 +1621,10 @@ options:
 	rest = args[min(i, len(args)):]
 	if !inline && len(rest) > 0 && rest[0].text != "-" {
 		if isAwk {
+			if rest[0].dynamic {
+				// awk "$(cat prog)": the program is not known, as for -e
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: rest[0].text, Cmd: idx})
+			}
 			rest = rest[1:] // the program text
 			inline = true
 		} else {
@@ -2852,11 +2856,52 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 // sedScript finds the files a sed script itself reads or writes (the r, R,
 // w, W commands and the w flag of s) and its e command, which runs the
 // pattern space as a shell command.
-func (r *run) sedScript(idx int, name string, args []field, st *state) {
+func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin) {
 	var scripts []field
 	explicit := false
+	// fromFile: sed -f FILE. Its commands (e, w …) are read as -e text is
+	// when known: literal stdin, a file the script wrote, or a small file
+	// on disk; otherwise they are a script nobody saw.
+	fromFile := func(f field) {
+		switch {
+		case (isStdinPath(f.text) || f.text == "-") && in.literal != nil:
+			scripts = append(scripts, field{text: *in.literal, pattern: *in.literal})
+			return
+		case f.proc || f.dynamic || isStdinPath(f.text) || f.text == "-":
+		default:
+			p := r.classifyPath(f, st, "read", idx, name)
+			if content, ok := r.written[p.Real]; ok {
+				if content != nil {
+					scripts = append(scripts, field{text: *content, pattern: *content})
+					return
+				}
+			} else if b, err := os.ReadFile(p.Real); err == nil && len(b) <= 64<<10 {
+				scripts = append(scripts, field{text: string(b), pattern: string(b)})
+				return
+			} else if os.IsNotExist(err) {
+				return // sed fails: no such script
+			}
+		}
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed -f " + f.text, Cmd: idx})
+	}
 	for k := 0; k < len(args); k++ {
 		t := args[k].text
+		switch {
+		case (t == "-f" || t == "--file") && k+1 < len(args):
+			explicit = true
+			k++
+			fromFile(args[k])
+			continue
+		case strings.HasPrefix(t, "--file="):
+			explicit = true
+			v := strings.TrimPrefix(t, "--file=")
+			fromFile(field{text: v, pattern: v, dynamic: args[k].dynamic})
+			continue
+		case strings.HasPrefix(t, "-f") && len(t) > 2 && !strings.HasPrefix(t, "--"):
+			explicit = true
+			fromFile(field{text: t[2:], pattern: t[2:], dynamic: args[k].dynamic})
+			continue
+		}
 		switch {
 		case (t == "-e" || t == "--expression") && k+1 < len(args):
 			scripts = append(scripts, args[k+1])
@@ -2878,6 +2923,10 @@ func (r *run) sedScript(idx int, name string, args []field, st *state) {
 	}
 	for _, s := range scripts {
 		if s.dynamic {
+			if strings.HasPrefix(s.pattern, "*") {
+				// sed "$(cat s.txt)": not even the first command is known
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: s.text, Cmd: idx})
+			}
 			continue
 		}
 		for _, cmd := range strings.FieldsFunc(s.text, func(c rune) bool { return c == ';' || c == '\n' }) {

@@ -909,7 +909,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
 					return nil, err
 				}
-			} else if v, ok := strings.CutPrefix(a.text, "--unzip-command="); ok {
+			} else if v, ok := zipTestCommand(a.text); ok {
 				if err := r.scriptArg(idx, field{text: v, pattern: v, dynamic: a.dynamic}, local, sc); err != nil {
 					return nil, err
 				}
@@ -2205,18 +2205,32 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 		a := args[k]
 		t := a.text
 		switch {
+		case a.dynamic && strings.HasPrefix(t, "-"):
+			// an option with a value known only at run time
+			// (--to-command="$(…)", -I"$(…)"): it may name a program
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t, Cmd: idx})
 		case a.dynamic:
 			members = append(members, a)
 		case strings.HasPrefix(t, "--"):
 			key, val, eq := strings.Cut(t, "=")
+			valueField := field{text: val, pattern: val}
 			switch key {
-			case "--file", "--directory", "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--files-from", "--exclude-from":
+			case "--file", "--directory", "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--files-from", "--exclude-from",
+				"--index-file", "--listed-incremental", "--volno-file", "--newer", "--after-date", "--newer-mtime":
 				if !eq && k+1 < len(args) {
 					k++
 					val = args[k].text
+					valueField = args[k]
 				}
 			}
+			if valueField.dynamic && (key == "--to-command" || key == "--use-compress-program" || key == "--info-script" || key == "--new-volume-script" || key == "--rsh-command" || key == "--checkpoint-action") {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t + " " + valueField.text, Cmd: idx})
+				continue
+			}
 			switch key {
+			case "--index-file", "--listed-incremental", "--volno-file":
+				// tar writes its listing, the snapshot, the volume number
+				r.addPath(valueField, st, "write", idx, "tar")
 			case "--absolute-names":
 				absolute = true
 			case "--remove-files":
@@ -2268,7 +2282,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				if ch == 'P' {
 					absolute = true
 				}
-				if strings.IndexByte("fCIXTb", ch) >= 0 {
+				if strings.IndexByte("fCIXTbFgKNVLH", ch) >= 0 {
 					var v field
 					if j+1 < len(letters) && t[0] == '-' {
 						s := letters[j+1:]
@@ -2284,10 +2298,16 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 					case 'C':
 						p := r.addPath(v, &state{cwd: dir, vars: st.vars}, "cwd", idx, "tar")
 						dir = p.Real
-					case 'I':
-						if err := r.nestedIn(v.text, st.clone(), sc, "nested-shell", stdin{kind: "pipe"}); err != nil {
+					case 'I', 'F':
+						// -I: the compressor; -F: the info script run at
+						// each volume's end
+						if v.dynamic {
+							r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: v.text, Cmd: idx})
+						} else if err := r.nestedIn(v.text, st.clone(), sc, "nested-shell", stdin{kind: "pipe"}); err != nil {
 							return err
 						}
+					case 'g':
+						r.addPath(v, st, "write", idx, "tar") // the snapshot file
 					case 'X', 'T':
 						r.addPath(v, st, "read", idx, "tar")
 						if ch == 'T' {
@@ -3896,4 +3916,16 @@ func (r *run) setShopt(name string) {
 		}
 		r.shopts[name] = true
 	}
+}
+
+// zipTestCommand returns the command of zip's -TT/--unzip-command given in
+// one argument: --unzip-command=CMD (or an abbreviation), -TT=CMD, -TTCMD.
+func zipTestCommand(t string) (string, bool) {
+	if k, v, ok := strings.Cut(t, "="); ok && len(k) >= 4 && strings.HasPrefix("--unzip-command", k) {
+		return v, true
+	}
+	if v, ok := strings.CutPrefix(t, "-TT"); ok && v != "" {
+		return strings.TrimPrefix(v, "="), true
+	}
+	return "", false
 }

@@ -69,6 +69,9 @@ type Analyzer struct {
 	groupPatterns []groupPattern
 	// classifiers by workspace and home: built once, read-only after
 	classifiers sync.Map
+	// gitConfigs: core.hooksPath of the git config files read, keyed on
+	// the file's identity and change time (configCache)
+	gitConfigs sync.Map
 }
 
 // classifier returns the (cached) classifier for a workspace and home.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // gitCode says whether a write or delete of real (absolute, clean) changes
@@ -21,11 +22,21 @@ func (r *run) gitCode(real string) bool {
 			return true
 		}
 	}
-	for d, n := dir, 0; n < 64; d, n = path.Dir(d), n+1 {
+	// Climb to the workspace root (or /tmp, where exec may write): a write
+	// anywhere else is judged as one outside already, and each level
+	// costs a stat.
+	top := ""
+	switch ws := r.opts.Workspace; {
+	case ws != "" && (dir == ws || under(dir, ws)):
+		top = ws
+	case dir == "/tmp" || under(dir, "/tmp"):
+		top = "/tmp"
+	}
+	for d, n := dir, 0; top != "" && n < 64; d, n = path.Dir(d), n+1 {
 		if strings.EqualFold(path.Base(d), ".git") || r.looksLikeGitDir(d, "") {
 			return true
 		}
-		if d == "/" || d == "." || d == "" {
+		if d == top || d == "/" || d == "." || d == "" {
 			break
 		}
 	}
@@ -72,7 +83,7 @@ func (r *run) hooksPaths() []string {
 	}
 	var dirs []string
 	add := func(file, base string) {
-		v, ok := gitConfigValue(file, "core", "hookspath")
+		v, ok := r.a.hooksPathOf(file)
 		if !ok || v == "" {
 			return
 		}
@@ -95,6 +106,31 @@ func (r *run) hooksPaths() []string {
 	}
 	r.hooksDirs = &dirs
 	return dirs
+}
+
+// hooksPathOf is core.hooksPath of a git config file. What a file said is
+// kept while its device, inode, size and change time stay the same (a
+// change time cannot be set back by a program), so a decision costs one
+// stat per file instead of a read.
+func (a *Analyzer) hooksPathOf(file string) (string, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(file, &st); err != nil {
+		return "", false
+	}
+	type entry struct {
+		dev, ino, size, ctimeSec, ctimeNsec int64
+		val                                 string
+		ok                                  bool
+	}
+	id := entry{dev: int64(st.Dev), ino: int64(st.Ino), size: st.Size, ctimeSec: st.Ctim.Sec, ctimeNsec: st.Ctim.Nsec}
+	if e, found := a.gitConfigs.Load(file); found {
+		if c := e.(entry); c.dev == id.dev && c.ino == id.ino && c.size == id.size && c.ctimeSec == id.ctimeSec && c.ctimeNsec == id.ctimeNsec {
+			return c.val, c.ok
+		}
+	}
+	id.val, id.ok = gitConfigValue(file, "core", "hookspath")
+	a.gitConfigs.Store(file, id)
+	return id.val, id.ok
 }
 
 // gitConfigValue reads the last value of section.key from a git config

@@ -49,4 +49,15 @@ func TestGitCode(t *testing.T) {
 			t.Errorf("%s: a git_code path", src)
 		}
 	}
+	// A changed config is read again (the cache is keyed on the file's
+	// change time): the new hooksPath counts, the old one no longer does.
+	if err := os.MkdirAll(ws+"/hooks2", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ws+"/.git/config", []byte("[core]\n\thooksPath = hooks2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !marked("echo x > hooks2/pre-commit") || marked("echo x > .githooks/pre-commit") {
+		t.Errorf("a changed core.hooksPath is not followed")
+	}
 }

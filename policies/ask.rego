@@ -465,6 +465,7 @@ function_listing(xs) if {
 
 # Other version control systems reaching their servers
 ask contains {"rule": "ask.git_remote", "message": sprintf("%s %s talks to a remote repository; a person must approve network access", [c.name, subcommand(c)])} if {
+	input.present.groups.vcs
 	some c in commands
 	vcs_remote(c)
 }

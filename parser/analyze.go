@@ -2019,17 +2019,28 @@ func gitTracked(call *syntax.CallExpr) bool {
 	if call.Args[0].Lit() != "git" {
 		return false
 	}
-	sub := ""
+	args := make([]string, 0, len(call.Args)-1)
 	for _, a := range call.Args[1:] {
 		l, ok := staticText(a)
 		if !ok {
 			return false
 		}
+		args = append(args, l)
+	}
+	return gitListsTracked(args)
+}
+
+// gitListsTracked says whether git with these (static) arguments lists
+// only paths in its index: ls-files or diff, without --others (untracked
+// files) or --no-index (any two paths).
+func gitListsTracked(args []string) bool {
+	sub := ""
+	for _, l := range args {
 		switch {
 		case sub == "" && !strings.HasPrefix(l, "-"):
 			sub = l
-		case l == "--others" || l == "-o" || strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "--") && strings.ContainsRune(l, 'o'):
-			return false // untracked files: any entry
+		case l == "--others" || l == "--no-index" || strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "--") && strings.ContainsRune(l, 'o'):
+			return false
 		}
 	}
 	return sub == "ls-files" || sub == "diff"

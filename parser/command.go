@@ -472,6 +472,31 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 		}
 		i++
 	}
+	if ws.positional > 0 && name != "flock" && name != "script" {
+		// options may follow the positional operands (setarch ARCH -R
+		// CMD): a command is never named "-R"
+		for i < len(argv) && !argv[i].dynamic && len(argv[i].text) > 1 && argv[i].text[0] == '-' {
+			t := argv[i].text
+			i++
+			if t == "--" {
+				break
+			}
+			if strings.HasPrefix(t, "--") {
+				if key, _, eq := strings.Cut(t, "="); !eq && ws.long[longPrefix(key, maps.Keys(ws.long))] {
+					i++
+				}
+				continue
+			}
+			for j := 1; j < len(t); j++ {
+				if k := strings.IndexByte(ws.opts, t[j]); k >= 0 && k+1 < len(ws.opts) && ws.opts[k+1] == ':' {
+					if j == len(t)-1 {
+						i++ // the value is the next word
+					}
+					break
+				}
+			}
+		}
+	}
 	rest := argv[i:]
 	if name == "flock" && len(rest) >= 2 && (rest[0].text == "-c" || rest[0].text == "--command") && cmdString == nil {
 		// flock FILE -c CMD, the usual order
@@ -2889,17 +2914,20 @@ func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin)
 			return
 		case f.proc || f.dynamic || isStdinPath(f.text) || f.text == "-":
 		default:
+			// a regular file only (a FIFO would block the analysis); not
+			// one an earlier command changes unseen, nor one in /tmp,
+			// which in the box is another directory
 			p := r.classifyPath(f, st, "read", idx, name)
 			if content, ok := r.written[p.Real]; ok {
 				if content != nil {
 					scripts = append(scripts, field{text: *content, pattern: *content})
 					return
 				}
-			} else if b, err := os.ReadFile(p.Real); err == nil && len(b) <= 64<<10 {
-				scripts = append(scripts, field{text: string(b), pattern: string(b)})
-				return
-			} else if os.IsNotExist(err) {
-				return // sed fails: no such script
+			} else if p.Zone != "tmp" && p.Zone != "tmp_root" && !r.scriptWrote(p.Real) {
+				if b, err := readRegular(p.Real, 64<<10); err == nil {
+					scripts = append(scripts, field{text: string(b), pattern: string(b)})
+					return
+				}
 			}
 		}
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed -f " + f.text, Cmd: idx})
@@ -3146,15 +3174,7 @@ func (r *run) trackedAt(in stdin) bool {
 		return false
 	}
 	c := r.facts.Commands[i]
-	if len(c.Argv) < 2 || c.Argv[1] != "ls-files" && c.Argv[1] != "diff" {
-		return false
-	}
-	for _, a := range c.Argv[2:] {
-		if a == "--others" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'o') || strings.ContainsAny(a, "$`") {
-			return false
-		}
-	}
-	return true
+	return !c.Dynamic && gitListsTracked(c.Argv[1:])
 }
 
 // findInfo is what the analysis of a find learnt of what it prints.

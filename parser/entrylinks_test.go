@@ -5,7 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // reachesSSH says whether the facts hold a path through which the command
@@ -13,6 +15,16 @@ import (
 func reachesSSH(f *Facts) bool {
 	for _, p := range f.Paths {
 		if p.Sensitive && strings.Contains(p.Real, "/.ssh") {
+			return true
+		}
+	}
+	return false
+}
+
+// catReachesSSH is reachesSSH for the paths of cat only.
+func catReachesSSH(f *Facts) bool {
+	for _, p := range f.Paths {
+		if p.Command == "cat" && p.Sensitive && strings.Contains(p.Real, "/.ssh") {
 			return true
 		}
 	}
@@ -115,6 +127,20 @@ func TestEntryLinksGitIndex(t *testing.T) {
 			}
 		}
 	}
+	// An index changed by the script itself (git add) or split in two:
+	// every link counts.
+	git("rm", "-q", "--cached", "link_ssh")
+	for _, src := range []string{`git add link_ssh && git ls-files | xargs cat`, `git update-index --add link_ssh; git ls-files | xargs cat`, `git ls-files --others | xargs cat`} {
+		if f := a.Analyze(src, opts); !catReachesSSH(f) {
+			t.Errorf("%s: no path through link_ssh in %+v", src, f.Paths)
+		}
+	}
+	git("update-index", "--split-index")
+	if _, ok := indexLinks(filepath.Join(ws, ".git", "index")); ok {
+		t.Errorf("a split index was read as whole")
+	}
+	git("update-index", "--no-split-index")
+	git("add", "link_ssh")
 	// Another index than the one read: every link counts.
 	opts.Environ = map[string]string{"GIT_INDEX_FILE": "/tmp/other"}
 	git("rm", "-q", "--cached", "link_ssh")
@@ -128,5 +154,37 @@ func TestEntryLinksGitIndex(t *testing.T) {
 	opts.Environ = map[string]string{}
 	if f := a.Analyze(`git ls-files | xargs cat`, opts); !reachesSSH(f) {
 		t.Errorf("damaged index: no path through link_ssh in %+v", f.Paths)
+	}
+}
+
+// TestAnalysisReadsNoFIFO: files the analysis reads (a sed script, git's
+// index and config) are read only when regular: a FIFO in their place
+// would block the decision, and a timed-out hook lets the call through.
+func TestAnalysisReadsNoFIFO(t *testing.T) {
+	ws, home := world(t)
+	for _, p := range []string{ws + "/s.sed", ws + "/.git/index", ws + "/.git/config"} {
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	a := New(Config{SensitivePaths: []string{"~/.ssh"}})
+	done := make(chan *Facts, 1)
+	go func() {
+		done <- a.Analyze(`sed -f s.sed README.md > src/out; git ls-files | xargs cat`, Options{Workspace: ws, Home: home})
+	}()
+	select {
+	case f := <-done:
+		if !catReachesSSH(f) {
+			t.Errorf("an unreadable index counted no link: %+v", f.Paths)
+		}
+		nested := false
+		for _, d := range f.Dynamic {
+			nested = nested || d.Kind == "nested_script"
+		}
+		if !nested {
+			t.Errorf("a sed script that is a FIFO was not an unknown script: %+v", f.Dynamic)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the analysis blocked on a FIFO")
 	}
 }

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path"
 	"strings"
@@ -137,12 +138,11 @@ func (a *Analyzer) hooksPathOf(file string) (string, bool) {
 // file, as git's own simple form writes it ("[core]" then "hooksPath =
 // x"); names compare without case.
 func gitConfigValue(file, section, key string) (string, bool) {
-	f, err := os.Open(file)
+	b, err := readRegular(file, 1<<20)
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	in, val, found := false, "", false
 	for sc.Scan() {
 		l := strings.TrimSpace(sc.Text())
@@ -153,8 +153,29 @@ func gitConfigValue(file, section, key string) (string, bool) {
 		}
 		k, v, ok := strings.Cut(l, "=")
 		if in && ok && strings.EqualFold(strings.TrimSpace(k), key) {
-			val, found = strings.Trim(strings.TrimSpace(v), `"`), true
+			val, found = configValue(v), true
 		}
 	}
 	return val, found
+}
+
+// configValue is a git config value as git reads it: quotes removed, and a
+// comment (# or ; outside quotes) dropped.
+func configValue(v string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(v):
+			i++
+			b.WriteByte(v[i])
+		case (c == '#' || c == ';') && !quoted:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }

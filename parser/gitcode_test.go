@@ -54,7 +54,7 @@ func TestGitCode(t *testing.T) {
 	if err := os.MkdirAll(ws+"/hooks2", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(ws+"/.git/config", []byte("[core]\n\thooksPath = hooks2\n"), 0o644); err != nil {
+	if err := os.WriteFile(ws+"/.git/config", []byte("[core]\n\thooksPath = hooks2 # comment\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if !marked("echo x > hooks2/pre-commit") || marked("echo x > .githooks/pre-commit") {

@@ -2,9 +2,12 @@ package parser
 
 import (
 	"encoding/binary"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // gitLinks returns which symbolic links below dir git tracks, for the
@@ -20,6 +23,9 @@ func (r *run) gitLinks(dir string, st *state) func(string) bool {
 			return nil
 		}
 	}
+	if r.indexChanged() {
+		return nil // an earlier git command may have added links to it
+	}
 	top := dir
 	for {
 		fi, err := os.Lstat(top + "/.git")
@@ -33,6 +39,9 @@ func (r *run) gitLinks(dir string, st *state) func(string) bool {
 			return func(link string) bool { return r.links[link] != "" } // no repository: git lists nothing
 		}
 		top = filepath.Dir(top)
+	}
+	if v, ok := gitConfigValue(top+"/.git/config", "extensions", "objectformat"); ok && !strings.EqualFold(v, "sha1") {
+		return nil // object names of another length: not read here
 	}
 	links, ok := indexLinks(top + "/.git/index")
 	if !ok {
@@ -51,11 +60,11 @@ func (r *run) gitLinks(dir string, st *state) func(string) bool {
 // paths of the symbolic links it holds. A missing file holds none; one
 // that cannot be read or parsed gives ok false.
 func indexLinks(file string) (map[string]bool, bool) {
-	data, err := os.ReadFile(file)
+	data, err := readRegular(file, 256<<20)
 	if os.IsNotExist(err) {
 		return map[string]bool{}, true
 	}
-	if err != nil || len(data) < 12 || string(data[:4]) != "DIRC" {
+	if err != nil || len(data) < 12+20 || string(data[:4]) != "DIRC" {
 		return nil, false
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
@@ -127,5 +136,56 @@ func indexLinks(file string) (map[string]bool, bool) {
 			links[name] = true
 		}
 	}
+	// Extensions, then a SHA-1 checksum: the parse must land exactly on
+	// it (an index of another shape is not read as holding no links), and
+	// a split index keeps most entries in another file.
+	end := len(data) - 20
+	for pos+8 <= end {
+		sig := string(data[pos : pos+4])
+		size := int(binary.BigEndian.Uint32(data[pos+4 : pos+8]))
+		if sig == "link" || size < 0 || pos+8+size > end {
+			return nil, false
+		}
+		pos += 8 + size
+	}
+	if pos != end {
+		return nil, false
+	}
 	return links, true
+}
+
+// indexChanged says whether an earlier command of the script is a git
+// command that may change the index (git add, update-index, checkout …):
+// only listing and reading subcommands leave it as it is on disk.
+func (r *run) indexChanged() bool {
+	for _, c := range r.facts.Commands {
+		if c.Name != "git" {
+			continue
+		}
+		switch c.Subcommand {
+		case "ls-files", "diff", "status", "log", "show", "rev-parse", "grep", "blame", "branch", "describe", "shortlog", "ls-tree", "cat-file", "version", "help":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// readRegular reads a regular file of at most max bytes. Anything else (a
+// FIFO, which would block the analysis, a device, a directory, a larger
+// file) is an error.
+func readRegular(name string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", name, max)
+	}
+	return io.ReadAll(io.LimitReader(f, max+1))
 }

@@ -79,7 +79,9 @@ func (s *Sandbox) fixedMounts() []string {
 			ms = append(ms, mount{p, []string{"--ro-bind", "/dev/null", p}})
 		}
 	}
-	for _, p := range s.masks() {
+	masks := s.masks()
+	s.maskedPaths = masks
+	for _, p := range masks {
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			// A symlink is not masked itself: its target either lies in a
@@ -410,6 +412,13 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	)
 	if s.seccomp != nil {
 		a = append(a, "--seccomp", "5")
+	}
+	if d := s.directRun(req.Command, dir); d != nil {
+		for i := 0; i+1 < len(d.env); i += 2 {
+			a = append(a, "--setenv", d.env[i], d.env[i+1])
+		}
+		a = append(a, "--")
+		return append(a, d.argv...), nil
 	}
 	if s.prologue != "" {
 		a = append(a, "--", s.bash, "-c", s.prologue, "bash", req.Command)

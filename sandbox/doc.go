@@ -14,6 +14,10 @@
 // mount point. /home, /root, /var, /run (daemon sockets) and /sys are not
 // there at all. The environment is cleared to an allow-list plus
 // GIT_TERMINAL_PROMPT=0, DEBIAN_FRONTEND=noninteractive and path_append.
+// A command runs as bash -c COMMAND, except one program with literal
+// arguments that bash would find in a system directory the box shows:
+// bubblewrap starts that itself, with what bash would have added to the
+// environment (direct.go).
 //
 // Limits: bwrap is started blocked (--block-fd); before anything inside
 // runs, the box joins its own pids and memory cgroups (v1 or v2, where the

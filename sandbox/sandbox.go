@@ -183,6 +183,9 @@ type Sandbox struct {
 	cgErr error
 	env   []string
 	fixed []string // mounts that do not change between runs
+	// maskedPaths are the paths of the system directories hidden by
+	// masks, set with fixed.
+	maskedPaths []string
 	// cred runs bwrap as the workspace's owner when toolgate is root and
 	// the workspace is not root's: the box then has that user's host uid,
 	// not root's.

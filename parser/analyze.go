@@ -533,7 +533,7 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	// client on stdin is sent away.
 	if _, ok := s.Cmd.(*syntax.CallExpr); ok && err == nil && len(r.facts.Commands) > cmdStart && redirStart < len(r.facts.Redirects) {
 		name := r.facts.Commands[cmdStart].Name
-		sends := name == "openssl"
+		sends := r.a.sendsStdin(name)
 		for _, g := range r.a.groupsOf(name) {
 			sends = sends || g == "uploaders"
 		}

@@ -658,6 +658,9 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "cpio", "sort", "wc", "xz", "lzma", "unxz", "zstd", "unzstd", "zstdmt", "rsync", "7z", "7za", "7zr":
 		r.nameLists(idx, name, args, local, in)
 	}
+	if r.a.sendsStdin(name) {
+		r.stdinSent(idx, name, in)
+	}
 	switch name {
 	case "ar", "dpkg-deb", "dpkg", "7z", "7za", "7zr", "unrar", "rar", "pax", "cabextract", "unar", "lha", "lzh", "arj", "atool", "aunpack", "dtrx", "unp":
 		r.extractTo(idx, name, args, local)
@@ -1527,6 +1530,45 @@ func (r *run) guessRest(idx int, name string, args []field, st *state) {
 		}
 		r.addPath(o.f, st, o.role, idx, name)
 	}
+}
+
+// sendsStdin says whether name sends what it reads on stdin to the host it
+// connects to: netcats, socat, telnet, ssh (to the remote command or
+// shell), openssl s_client.
+func (a *Analyzer) sendsStdin(name string) bool {
+	switch name {
+	case "nc", "ncat", "netcat", "nc.openbsd", "nc.traditional", "pwncat", "socat", "telnet", "ssh", "autossh", "openssl":
+		return true
+	}
+	for _, g := range a.groupsOf(name) {
+		if g == "netcats" {
+			return true
+		}
+	}
+	return false
+}
+
+// stdinSent records the input of a command that sends its stdin to another
+// host, when that input is not literal text: command output piped in (cat
+// .env | nc host 80), a here-document or here-string with expansions. A
+// file redirected in is an upload path (stmtOut).
+func (r *run) stdinSent(idx int, name string, in stdin) {
+	if in.literal != nil {
+		return
+	}
+	text := ""
+	switch in.kind {
+	case "pipe":
+		text = "piped into " + name
+		if in.from != "" {
+			text = in.from + " | " + name
+		}
+	case "procsubst", "heredoc", "herestring":
+		text = "a " + in.kind + " with expansions"
+	default:
+		return
+	}
+	r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "upload", Text: text, Cmd: idx})
 }
 
 func (r *run) stdinScript(idx int, st *state, sc scope, in stdin, parse bool) error {

@@ -58,7 +58,7 @@ deny contains {"rule": "remote.upload", "message": sprintf("%s uploads the local
 	input.present.uploads
 	some p in paths
 	p.role == "upload"
-	not loopback_send(commands[p.cmd])
+	not sent_to_loopback(p.cmd)
 }
 
 # loopback_send(c): a client that sends to this machine only (curl -d @f
@@ -89,6 +89,15 @@ deny contains {"rule": "remote.upload", "message": sprintf("%s sends the output 
 	input.present.dynamic.upload
 	some d in input.dynamic
 	d.kind == "upload"
+	not sent_to_loopback(d.cmd)
+}
+
+# sent_to_loopback(i): command i exists and sends to this machine only. (An
+# index with no command must not excuse anything: a reference that is
+# undefined inside "not" would make the whole rule undefined.)
+sent_to_loopback(i) if {
+	c := commands[i]
+	loopback_send(c)
 }
 
 # command_name never leaves a message undefined (an undefined message would

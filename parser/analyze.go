@@ -157,6 +157,10 @@ type run struct {
 	// directories filled by downloads (git clone): scripts under them are
 	// code nobody saw
 	opaqueDirs []string
+	// opaque: files downloaded under names the script does not know
+	// (download.go); opaqueAll: in a directory it does not know either.
+	opaque    []opaqueFiles
+	opaqueAll bool
 	// globDeletes: entries of the workspace root deleted through a glob
 	// word, by command (see emptiesRoot)
 	globDeletes map[int]map[string]bool
@@ -2713,6 +2717,9 @@ func (r *run) runsWritten(idx int, p Path, st *state, sc scope, parse bool) (boo
 		if under(p.Real, d) {
 			content, ok = nil, true
 		}
+	}
+	if !ok && r.opaqueFile(p.Real) {
+		content, ok = nil, true
 	}
 	if !ok {
 		return false, nil

@@ -298,7 +298,7 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		return nil, nil
 	}
 	local := &state{cwd: cwd, cwdReal: cwd == st.cwd && st.cwdReal, vars: st.vars, dirs: st.dirs}
-	if strings.Contains(argv[0].text, "/") && len(r.written) > 0 {
+	if strings.Contains(argv[0].text, "/") && r.wroteAny() {
 		// ./x.sh: running a file written earlier in this script
 		p := r.addPath(argv[0], local, "exec", idx, cmd.Name)
 		if _, err := r.runsWritten(idx, p, st, sc, true); err != nil {
@@ -664,6 +664,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	switch name {
 	case "ar", "dpkg-deb", "dpkg", "7z", "7za", "7zr", "unrar", "rar", "pax", "cabextract", "unar", "lha", "lzh", "arj", "atool", "aunpack", "dtrx", "unp":
 		r.extractTo(idx, name, args, local)
+	case "curl":
+		r.curlNames(idx, args, local)
+	case "wget", "wget2":
+		r.wgetNames(idx, name, args, local)
 	case "jar":
 		r.extractTo(idx, name, args, local)
 		// jar cf out.jar -C DIR .: what follows -C is read below DIR

@@ -1,0 +1,270 @@
+package parser
+
+import (
+	"path"
+	"strings"
+)
+
+// Files a downloader names itself. curl -O URL writes the last part of the
+// URL's path in the working directory (or --output-dir); wget URL writes
+// that name too, or name.1, name.2 … when it exists, or names it learns
+// while downloading (-r, --content-disposition, -i). Each predicted file is
+// a write path the policy judges (cd ~ && curl -O https://x/.bashrc), and
+// what is downloaded is content nobody saw: running it later in the same
+// script (curl -O …/x.sh && sh x.sh) is running a script that cannot be
+// checked. Where the name cannot be predicted the directory's new files
+// count as unseen (opaqueIn).
+
+// opaqueFiles: files whose names start with prefix in dir hold content
+// nobody saw (wget's name.1; an empty prefix is any file of dir).
+type opaqueFiles struct{ dir, prefix string }
+
+// curlNames handles curl -O/--remote-name(-all) and -J/--remote-header-name.
+func (r *run) curlNames(idx int, args []field, local *state) {
+	sp := specs["curl"]
+	remote, unknown := false, false
+	var dir *field
+	var urls []field
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case args[i].dynamic && strings.HasPrefix(t, "-"):
+			// an option nobody can read might be -O or -J
+			unknown = true
+		case t == "--":
+			urls = append(urls, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(t, "--"):
+			key, val, eq := strings.Cut(t, "=")
+			switch {
+			case longPrefixOf(key, "--remote-name", 10), longPrefixOf(key, "--remote-name-all", 10):
+				remote = true
+			case longPrefixOf(key, "--remote-header-name", 10):
+				unknown = true
+			case key == "--output-dir" || key == "--url":
+				v := field{text: val, pattern: val, dynamic: args[i].dynamic}
+				if !eq && i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				if key == "--url" {
+					urls = append(urls, v)
+				} else {
+					dir = &v
+				}
+			default:
+				if _, takes := sp.long[key]; takes && !eq {
+					i++
+				}
+			}
+		case len(t) > 1 && t[0] == '-':
+			for k := 1; k < len(t); k++ {
+				c := t[k]
+				if c == 'O' {
+					remote = true
+				}
+				if c == 'J' {
+					unknown = true
+				}
+				if j := strings.IndexByte(sp.opts, c); j >= 0 && j+1 < len(sp.opts) && sp.opts[j+1] == ':' {
+					if k == len(t)-1 {
+						i++ // the value is the next word
+					}
+					break
+				}
+			}
+		default:
+			urls = append(urls, args[i])
+		}
+	}
+	if !remote {
+		return
+	}
+	base := field{text: ".", pattern: "."}
+	if dir != nil {
+		base = *dir
+	}
+	if unknown {
+		r.opaqueIn(idx, "curl", base, local)
+		return
+	}
+	for _, u := range urls {
+		name, ok := urlFileName(u, true)
+		if !ok {
+			r.opaqueIn(idx, "curl", base, local)
+			continue
+		}
+		p := r.addPath(joinField(base, name), local, "write", idx, "curl")
+		r.wrote(p.Real, nil)
+	}
+}
+
+// wgetNames handles wget without -O: the name from the URL, numbered when
+// taken, or names only the download tells (-r, -m, -i, --content-disposition,
+// -x, -e).
+func (r *run) wgetNames(idx int, name string, args []field, local *state) {
+	sp := specs["wget"]
+	unknown := false
+	var dir *field
+	var urls []field
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case args[i].dynamic && strings.HasPrefix(t, "-"):
+			unknown = true
+		case t == "--":
+			urls = append(urls, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(t, "--"):
+			key, val, eq := strings.Cut(t, "=")
+			if k := sp.abbrev(key); k != "" {
+				key = k
+			}
+			switch key {
+			case "--output-document":
+				return // named: the spec's write
+			case "--recursive", "--mirror", "--content-disposition", "--input-file", "--force-directories", "--execute", "--page-requisites", "--trust-server-names":
+				unknown = true
+			case "--directory-prefix":
+				v := field{text: val, pattern: val, dynamic: args[i].dynamic}
+				if !eq && i+1 < len(args) {
+					i++
+					v = args[i]
+				}
+				dir = &v
+			default:
+				if _, takes := sp.long[key]; takes && !eq {
+					i++
+				}
+			}
+		case len(t) > 1 && t[0] == '-':
+			for k := 1; k < len(t); k++ {
+				c := t[k]
+				switch c {
+				case 'O':
+					return
+				case 'r', 'm', 'i', 'x', 'e', 'p':
+					unknown = true
+				}
+				if j := strings.IndexByte(sp.opts, c); j >= 0 && j+1 < len(sp.opts) && sp.opts[j+1] == ':' {
+					v := field{text: t[k+1:], pattern: t[k+1:], dynamic: args[i].dynamic}
+					if k == len(t)-1 && i+1 < len(args) {
+						i++
+						v = args[i]
+					}
+					if c == 'P' {
+						dir = &v
+					}
+					break
+				}
+			}
+		default:
+			urls = append(urls, args[i])
+		}
+	}
+	base := field{text: ".", pattern: "."}
+	if dir != nil {
+		base = *dir
+	}
+	if unknown {
+		// what -r/-x writes lies below the directory too
+		p := r.addPath(base, local, "write", idx, name)
+		if base.dynamic || p.Real == "" {
+			r.opaqueAll = true
+		} else {
+			r.opaqueDirs = append(r.opaqueDirs, p.Real)
+		}
+		return
+	}
+	for _, u := range urls {
+		n, ok := urlFileName(u, false)
+		if !ok {
+			r.opaqueIn(idx, name, base, local)
+			continue
+		}
+		p := r.addPath(joinField(base, n), local, "write", idx, name)
+		r.wrote(p.Real, nil)
+		r.opaque = append(r.opaque, opaqueFiles{dir: path.Dir(p.Real), prefix: path.Base(p.Real)})
+	}
+}
+
+// opaqueIn records that the command writes files of unknown names in dir,
+// with content nobody saw.
+func (r *run) opaqueIn(idx int, name string, dir field, local *state) {
+	p := r.addPath(dir, local, "write", idx, name)
+	if dir.dynamic || p.Real == "" {
+		r.opaqueAll = true
+		return
+	}
+	r.opaque = append(r.opaque, opaqueFiles{dir: p.Real})
+}
+
+// opaqueFile says whether real is a file the script downloaded under a name
+// it did not know.
+func (r *run) opaqueFile(real string) bool {
+	if r.opaqueAll {
+		return true
+	}
+	for _, o := range r.opaque {
+		if path.Dir(real) == o.dir && strings.HasPrefix(path.Base(real), o.prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// urlFileName is the file name a downloader gives a URL: the last part of
+// its path (curl drops the query, wget keeps it; wget names a directory
+// index.html). ok is false when the URL is not literal or curl would find
+// no name.
+func urlFileName(u field, curl bool) (string, bool) {
+	if u.dynamic {
+		return "", false
+	}
+	s := u.text
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	s, _, _ = strings.Cut(s, "#")
+	if curl {
+		s, _, _ = strings.Cut(s, "?")
+	}
+	i := strings.IndexByte(s, '/')
+	if i < 0 {
+		if curl {
+			return "", false
+		}
+		return "index.html", true
+	}
+	p := s[i:]
+	q := ""
+	if !curl {
+		p, q, _ = strings.Cut(p, "?")
+		if q != "" {
+			q = "?" + q
+		}
+	}
+	name := path.Base(p)
+	if strings.HasSuffix(p, "/") || name == "/" || name == "." || name == ".." {
+		if curl {
+			return "", false
+		}
+		name = "index.html"
+	}
+	return name + q, true
+}
+
+func joinField(dir field, name string) field {
+	return field{text: strings.TrimSuffix(dir.text, "/") + "/" + name, pattern: strings.TrimSuffix(dir.pattern, "/") + "/" + name, dynamic: dir.dynamic}
+}
+
+// longPrefixOf says whether key abbreviates the long option full (at least
+// min characters, as curl accepts unambiguous prefixes).
+func longPrefixOf(key, full string, min int) bool {
+	return len(key) >= min && strings.HasPrefix(full, key)
+}
+
+// wroteAny says whether the script wrote or downloaded any file so far.
+func (r *run) wroteAny() bool {
+	return len(r.written) > 0 || len(r.opaqueDirs) > 0 || len(r.opaque) > 0 || r.opaqueAll
+}

@@ -159,10 +159,41 @@ git_config_change(c) if {
 	code_key(x)
 }
 
+# git config --edit / git config edit opens a config file in an editor:
+# anything may be written into it
+git_config_change(c) if {
+	ga := git_config_args(c)
+	some x in ga
+	x in {"-e", "--edit"}
+}
+
+git_config_change(c) if {
+	ga := git_config_args(c)
+	ops := [x | some x in ga; not startswith(x, "-")]
+	ops[0] == "edit"
+}
+
 git_config_read(ga) if {
 	some x in ga
 	x in {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--get-color", "--get-colorbool"}
 }
+
+# git config [--global] KEY: one operand, a key (section.name), and no
+# action that changes anything, reads the value
+git_config_read(ga) if {
+	not git_config_action(ga)
+	ops := [x | some i, x in ga; not startswith(x, "-"); not git_config_option_value(ga, i)]
+	count(ops) == 1
+	contains(ops[0], ".")
+}
+
+git_config_action(ga) if {
+	some x in ga
+	x in {"--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit"}
+}
+
+# ga[i] is the value of the option before it
+git_config_option_value(ga, i) if ga[i - 1] in {"-f", "--file", "--blob", "--default", "--comment", "--type"}
 
 # git config get|list KEY (the newer spelling): the first operand
 git_config_read(ga) if {

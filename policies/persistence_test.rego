@@ -232,6 +232,9 @@ test_persist_git_config_not_for_reads if {
 		["config", "--global", "--list"],
 		["config", "get", "--global", "user.name"],
 		["config", "--global", "--get-regexp", "alias"],
+		["config", "--global", "user.name"],
+		["config", "--global", "core.pager"],
+		["config", "-f", "other.cfg", "user.name"],
 	] {
 		not "persist.git_config" in rules(exec_call("git config …", [git(argv)], []))
 	}
@@ -428,4 +431,16 @@ test_persist_git_config_common_dir_and_unknown_key if {
 	"persist.git_config" in rules(object.union(simple_call(["git", "zz"]), {"assigns": [{"name": "GIT_COMMON_DIR", "value": "/tmp/g", "dynamic": false, "cmd": 0}]}))
 	"persist.git_config" in rules(simple_call(["git", "-c", "$(cat o.txt)", "x"]))
 	not "persist.git_config" in rules(simple_call(["git", "-c", "user.name=me", "commit"]))
+}
+
+test_persist_git_config_one_operand_that_changes if {
+	every argv in [
+		["config", "--global", "--unset", "user.name"],
+		["config", "--global", "--edit"],
+		["config", "-e"],
+		["config", "edit"],
+		["config", "--global", "--remove-section", "alias"],
+	] {
+		"persist.git_config" in rules(exec_call("git config …", [git(argv)], []))
+	}
 }

@@ -369,3 +369,21 @@ func (g *Gate) ExternalForbidden(ctx context.Context, tool string) (bool, []Reas
 	res := g.DecideExternal(ctx, Call{ID: "tools-list", Tool: tool, Args: json.RawMessage("{}"), Format: FormatMCP})
 	return res.Decision == "deny", res.Reasons
 }
+
+// RuleNoPolicy marks a call toolgate cannot judge and leaves to a person.
+const RuleNoPolicy = "toolgate.no_policy"
+
+// AskOnOpaque turns the allow of an upstream tool's call into an ask when
+// one of its arguments holds code, an address or free text the policy did
+// not judge (OpaqueArgs): the paths judged do not say what the tool will do
+// with it, and the tool runs outside toolgate's sandbox.
+func AskOnOpaque(call Call, res *Result) {
+	if res.Decision != "allow" {
+		return
+	}
+	if keys := OpaqueArgs(call.Args); len(keys) > 0 {
+		res.Decision = "ask"
+		res.Reasons = append(res.Reasons, Reason{Rule: RuleNoPolicy,
+			Message: fmt.Sprintf("%s's argument %q holds code, an address or free text toolgate does not judge; approve it yourself", call.Tool, keys[0])})
+	}
+}

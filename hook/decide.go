@@ -201,14 +201,10 @@ func DecideLocal(ctx context.Context, r *runner.Runner, line []byte) []gate.Resu
 				res.Decision = "ask"
 				res.Reasons = append(res.Reasons, gate.Reason{Rule: "toolgate.no_policy",
 					Message: d.Call.Tool + "'s arguments name no path and no command, so toolgate cannot judge what it does; approve it yourself"})
-			} else if res.Decision == "allow" {
-				if keys := gate.OpaqueArgs(d.Call.Args); len(keys) > 0 {
-					// code to evaluate or an address to call beside the
-					// paths judged: the paths alone do not say what it does
-					res.Decision = "ask"
-					res.Reasons = append(res.Reasons, gate.Reason{Rule: "toolgate.no_policy",
-						Message: fmt.Sprintf("%s's argument %q holds code, an address or free text toolgate does not judge; approve it yourself", d.Call.Tool, keys[0])})
-				}
+			} else {
+				// code to evaluate or an address to call beside the paths
+				// judged: the paths alone do not say what it does
+				gate.AskOnOpaque(d.Call, &res)
 			}
 			r.Record(d.Call, &res)
 			out = append(out, res)

@@ -34,6 +34,11 @@ type pathArgs struct {
 	Path string `json:"path"`
 }
 
+type codeArgs struct {
+	Path string `json:"path"`
+	Code string `json:"code"`
+}
+
 func upstreamMain() {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "read_text_file", Description: "read a file"}, func(ctx context.Context, req *mcp.CallToolRequest, a pathArgs) (*mcp.CallToolResult, any, error) {
@@ -48,6 +53,9 @@ func upstreamMain() {
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "broken", Description: "fails with a protocol error"}, func(ctx context.Context, req *mcp.CallToolRequest, a struct{}) (*mcp.CallToolResult, any, error) {
 		return nil, nil, &jsonrpc.Error{Code: -32001, Message: "upstream exploded"}
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "run_notebook_cell", Description: "runs code on a notebook"}, func(ctx context.Context, req *mcp.CallToolRequest, a codeArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran " + a.Code}}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "image", Description: "returns an image"}, func(ctx context.Context, req *mcp.CallToolRequest, a struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: []byte{0x89, 'P', 'N', 'G'}, MIMEType: "image/png"}}}, nil, nil
@@ -238,6 +246,29 @@ func TestProxyGatesAnUpstreamServer(t *testing.T) {
 	}
 	if res := audit.Verify([]string{f.log}, audit.VerifyOptions{}); res.Problem != nil || res.Decisions < 6 || res.Outcomes < 3 {
 		t.Errorf("audit: %+v %v", res, res.Problem)
+	}
+}
+
+// TestProxyAsksOnCodeArguments: a call allowed for the path it names but
+// carrying code for the upstream to run asks, as the hook does; with asks
+// denied it does not reach the upstream.
+func TestProxyAsksOnCodeArguments(t *testing.T) {
+	f := setup(t, "")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "MCPGATE_UPSTREAM=1")
+	p, err := NewProxy(context.Background(), f.r, cmd, "test", os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cs := connect(t, p.Server())
+	r := call(t, cs, "run_notebook_cell", map[string]any{"path": filepath.Join(f.ws, "notes.txt"), "code": "import os; os.system('id')"})
+	if !r.IsError || strings.Contains(text(r), "ran ") || !strings.Contains(text(r), "approve") {
+		t.Errorf("code argument: %+v %q", r, text(r))
+	}
+	r = call(t, cs, "read_text_file", map[string]any{"path": filepath.Join(f.ws, "notes.txt")})
+	if r.IsError {
+		t.Errorf("a plain read: %q", text(r))
 	}
 }
 

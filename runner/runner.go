@@ -222,7 +222,11 @@ func (r *Runner) Run(ctx context.Context, call gate.Call) Record {
 // (the upstream failed) is returned as is, after its outcome is recorded.
 func (r *Runner) Forward(ctx context.Context, call gate.Call, fn func(ctx context.Context, call gate.Call) (output string, isError bool, err error)) (Record, error) {
 	g := r.Gate()
-	call, res, approval := r.decideWith(ctx, call, g.DecideExternal)
+	call, res, approval := r.decideWith(ctx, call, func(ctx context.Context, call gate.Call) gate.Result {
+		res := g.DecideExternal(ctx, call)
+		gate.AskOnOpaque(call, &res)
+		return res
+	})
 	r.logDecision(call, &res, approval, "upstream")
 	if res.Decision != "allow" {
 		return denied(res, approval), nil

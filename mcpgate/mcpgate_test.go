@@ -202,14 +202,7 @@ deny contains {"rule": "team.no_mass_delete", "message": "delete_everything is n
 
 func TestProxyGatesAnUpstreamServer(t *testing.T) {
 	f := setup(t, teamRule)
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "MCPGATE_UPSTREAM=1")
-	p, err := NewProxy(context.Background(), f.r, cmd, "test", os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	cs := connect(t, p.Server())
+	cs := proxyClient(t, f)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -249,19 +242,26 @@ func TestProxyGatesAnUpstreamServer(t *testing.T) {
 	}
 }
 
-// TestProxyAsksOnCodeArguments: a call allowed for the path it names but
-// carrying code for the upstream to run asks, as the hook does; with asks
-// denied it does not reach the upstream.
-func TestProxyAsksOnCodeArguments(t *testing.T) {
-	f := setup(t, "")
+// proxyClient starts the test upstream (this binary) behind a proxy for f
+// and connects a client to it.
+func proxyClient(t *testing.T, f fixture) *mcp.ClientSession {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "MCPGATE_UPSTREAM=1")
 	p, err := NewProxy(context.Background(), f.r, cmd, "test", os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Close()
-	cs := connect(t, p.Server())
+	t.Cleanup(func() { p.Close() })
+	return connect(t, p.Server())
+}
+
+// TestProxyAsksOnCodeArguments: a call allowed for the path it names but
+// carrying code for the upstream to run asks, as the hook does; with asks
+// denied it does not reach the upstream.
+func TestProxyAsksOnCodeArguments(t *testing.T) {
+	f := setup(t, "")
+	cs := proxyClient(t, f)
 	r := call(t, cs, "run_notebook_cell", map[string]any{"path": filepath.Join(f.ws, "notes.txt"), "code": "import os; os.system('id')"})
 	if !r.IsError || strings.Contains(text(r), "ran ") || !strings.Contains(text(r), "approve") {
 		t.Errorf("code argument: %+v %q", r, text(r))

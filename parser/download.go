@@ -19,70 +19,81 @@ import (
 // nobody saw (wget's name.1; an empty prefix is any file of dir).
 type opaqueFiles struct{ dir, prefix string }
 
-// curlNames handles curl -O/--remote-name(-all) and -J/--remote-header-name.
-func (r *run) curlNames(idx int, args []field, local *state) {
-	sp := specs["curl"]
-	remote, unknown := false, false
-	var dir *field
-	var urls []field
+// optWalk walks a downloader's arguments getopt-style with sp: long gets
+// --key[=value] (key resolved by resolve; the value from the next word when
+// sp says the option takes one, else nil), short gets each letter of a
+// cluster (with its value for a letter that takes one), operand gets the
+// rest, and unknown is called for an option word that is not literal (it
+// could be any option).
+func optWalk(sp spec, args []field, resolve func(string) string, long func(key string, val *field), short func(c byte, val *field), operand func(f field), unknown func()) {
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		switch {
 		case args[i].dynamic && strings.HasPrefix(t, "-"):
-			// an option nobody can read might be -O or -J
-			unknown = true
+			unknown()
 		case t == "--":
-			urls = append(urls, args[i+1:]...)
-			i = len(args)
+			for _, f := range args[i+1:] {
+				operand(f)
+			}
+			return
 		case strings.HasPrefix(t, "--"):
 			key, val, eq := strings.Cut(t, "=")
+			key = resolve(key)
+			var v *field
+			if eq {
+				v = &field{text: val, pattern: val, dynamic: args[i].dynamic}
+			} else if _, takes := sp.long[key]; takes && i+1 < len(args) {
+				i++
+				v = &args[i]
+			}
+			long(key, v)
+		case len(t) > 1 && t[0] == '-':
+			for k := 1; k < len(t); k++ {
+				c := t[k]
+				if j := strings.IndexByte(sp.opts, c); j >= 0 && j+1 < len(sp.opts) && sp.opts[j+1] == ':' {
+					v := &field{text: t[k+1:], pattern: t[k+1:], dynamic: args[i].dynamic}
+					if k == len(t)-1 && i+1 < len(args) {
+						i++
+						v = &args[i]
+					}
+					short(c, v)
+					break
+				}
+				short(c, nil)
+			}
+		default:
+			operand(args[i])
+		}
+	}
+}
+
+// curlNames handles curl -O/--remote-name(-all) and -J/--remote-header-name.
+func (r *run) curlNames(idx int, args []field, local *state) {
+	remote, unknown := false, false
+	base := field{text: ".", pattern: "."}
+	var urls []field
+	optWalk(specs["curl"], args, func(k string) string { return k },
+		func(key string, val *field) {
 			switch {
+			// curl takes unambiguous prefixes of its long options
 			case longPrefixOf(key, "--remote-name", 10), longPrefixOf(key, "--remote-name-all", 10):
 				remote = true
 			case longPrefixOf(key, "--remote-header-name", 10):
 				unknown = true
-			case key == "--output-dir" || key == "--url":
-				v := field{text: val, pattern: val, dynamic: args[i].dynamic}
-				if !eq && i+1 < len(args) {
-					i++
-					v = args[i]
-				}
-				if key == "--url" {
-					urls = append(urls, v)
-				} else {
-					dir = &v
-				}
-			default:
-				if _, takes := sp.long[key]; takes && !eq {
-					i++
-				}
+			case key == "--output-dir" && val != nil && (val.text != "" || val.dynamic):
+				base = *val
+			case key == "--url" && val != nil:
+				urls = append(urls, *val)
 			}
-		case len(t) > 1 && t[0] == '-':
-			for k := 1; k < len(t); k++ {
-				c := t[k]
-				if c == 'O' {
-					remote = true
-				}
-				if c == 'J' {
-					unknown = true
-				}
-				if j := strings.IndexByte(sp.opts, c); j >= 0 && j+1 < len(sp.opts) && sp.opts[j+1] == ':' {
-					if k == len(t)-1 {
-						i++ // the value is the next word
-					}
-					break
-				}
-			}
-		default:
-			urls = append(urls, args[i])
-		}
-	}
+		},
+		func(c byte, _ *field) {
+			remote = remote || c == 'O'
+			unknown = unknown || c == 'J'
+		},
+		func(f field) { urls = append(urls, f) },
+		func() { unknown = true }) // a word nobody can read might be -O or -J
 	if !remote {
 		return
-	}
-	base := field{text: ".", pattern: "."}
-	if dir != nil {
-		base = *dir
 	}
 	if unknown {
 		r.opaqueIn(idx, "curl", base, local)
@@ -104,69 +115,45 @@ func (r *run) curlNames(idx int, args []field, local *state) {
 // -x, -e).
 func (r *run) wgetNames(idx int, name string, args []field, local *state) {
 	sp := specs["wget"]
-	unknown := false
-	var dir *field
+	named, unknown := false, false
+	base := field{text: ".", pattern: "."}
 	var urls []field
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		switch {
-		case args[i].dynamic && strings.HasPrefix(t, "-"):
-			unknown = true
-		case t == "--":
-			urls = append(urls, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(t, "--"):
-			key, val, eq := strings.Cut(t, "=")
-			if k := sp.abbrev(key); k != "" {
-				key = k
-			}
+	optWalk(sp, args, func(k string) string {
+		if a := sp.abbrev(k); a != "" {
+			return a
+		}
+		return k
+	},
+		func(key string, val *field) {
 			switch key {
 			case "--output-document":
-				return // named: the spec's write
+				named = true // the spec's write
 			case "--recursive", "--mirror", "--content-disposition", "--input-file", "--force-directories", "--execute", "--page-requisites", "--trust-server-names":
 				unknown = true
 			case "--directory-prefix":
-				v := field{text: val, pattern: val, dynamic: args[i].dynamic}
-				if !eq && i+1 < len(args) {
-					i++
-					v = args[i]
-				}
-				dir = &v
-			default:
-				if _, takes := sp.long[key]; takes && !eq {
-					i++
+				if val != nil && (val.text != "" || val.dynamic) {
+					base = *val
 				}
 			}
-		case len(t) > 1 && t[0] == '-':
-			for k := 1; k < len(t); k++ {
-				c := t[k]
-				switch c {
-				case 'O':
-					return
-				case 'r', 'm', 'i', 'x', 'e', 'p':
-					unknown = true
-				}
-				if j := strings.IndexByte(sp.opts, c); j >= 0 && j+1 < len(sp.opts) && sp.opts[j+1] == ':' {
-					v := field{text: t[k+1:], pattern: t[k+1:], dynamic: args[i].dynamic}
-					if k == len(t)-1 && i+1 < len(args) {
-						i++
-						v = args[i]
-					}
-					if c == 'P' {
-						dir = &v
-					}
-					break
+		},
+		func(c byte, val *field) {
+			switch c {
+			case 'O':
+				named = true
+			case 'r', 'm', 'i', 'x', 'e', 'p':
+				unknown = true
+			case 'P':
+				if val.text != "" || val.dynamic {
+					base = *val
 				}
 			}
-		default:
-			urls = append(urls, args[i])
-		}
-	}
-	base := field{text: ".", pattern: "."}
-	if dir != nil {
-		base = *dir
-	}
-	if unknown {
+		},
+		func(f field) { urls = append(urls, f) },
+		func() { unknown = true })
+	switch {
+	case named:
+		return
+	case unknown:
 		// what -r/-x writes lies below the directory too
 		p := r.addPath(base, local, "write", idx, name)
 		if base.dynamic || p.Real == "" {

@@ -1261,7 +1261,7 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 		if dyn {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
 		} else if strings.TrimSpace(val) != "" {
-			return r.nested(val, st, sc, "nested-shell")
+			return r.nested(sinkCommand(name, val), st, sc, "nested-shell")
 		}
 	}
 	if dirSinkVars[name] && !dyn && val != "" {
@@ -2917,4 +2917,19 @@ func (r *run) literalExists(s string, st *state) bool {
 	}
 	_, err := os.Lstat(s)
 	return err == nil
+}
+
+// sinkCommand is the shell command a variable that names one holds. less's
+// LESSOPEN and LESSCLOSE mark how the command's output is used with a
+// leading | or || (and - for standard input) that is not shell syntax.
+func sinkCommand(name, val string) string {
+	if name == "LESSOPEN" || name == "LESSCLOSE" {
+		v := strings.TrimLeft(val, " \t")
+		for _, p := range []string{"||-", "||", "|-", "|"} {
+			if t, ok := strings.CutPrefix(v, p); ok {
+				return t
+			}
+		}
+	}
+	return val
 }

@@ -376,3 +376,29 @@ func TestStdinSentAway(t *testing.T) {
 		}
 	}
 }
+
+// TestLessOpenCommand: less's input preprocessor is a command after its
+// | / || / - marks; it is analysed, not refused as bad syntax.
+func TestLessOpenCommand(t *testing.T) {
+	for val, want := range map[string]string{
+		"| cat %s":   " cat %s",
+		"||lesspipe": "lesspipe",
+		"|-cat x":    "cat x",
+		"lesspipe":   "lesspipe",
+	} {
+		if got := sinkCommand("LESSOPEN", val); got != want {
+			t.Errorf("%q: got %q, want %q", val, got, want)
+		}
+	}
+	if got := sinkCommand("PAGER", "| cat"); got != "| cat" {
+		t.Errorf("PAGER keeps its text: %q", got)
+	}
+	f := analyze(t, `LESSOPEN="|cat ~/.ssh/id_rsa %s" less README.md`)
+	found := false
+	for _, c := range f.Commands {
+		found = found || c.Name == "cat"
+	}
+	if !found || f.ParseError != nil {
+		t.Errorf("the preprocessor is analysed: %+v %v", f.Commands, f.ParseError)
+	}
+}

@@ -2934,7 +2934,7 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t, Cmd: idx})
 					continue
 				}
-				if err := r.nested(val, st, sc, "nested-shell"); err != nil {
+				if err := r.nested(sinkCommand(name, val), st, sc, "nested-shell"); err != nil {
 					return err
 				}
 			}

@@ -537,10 +537,7 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	// client on stdin is sent away.
 	if _, ok := s.Cmd.(*syntax.CallExpr); ok && err == nil && len(r.facts.Commands) > cmdStart && redirStart < len(r.facts.Redirects) {
 		name := r.facts.Commands[cmdStart].Name
-		sends := r.a.sendsStdin(name)
-		for _, g := range r.a.groupsOf(name) {
-			sends = sends || g == "uploaders"
-		}
+		sends := r.a.sendsAway(name)
 		for i := pathStart; i < pathEnd; i++ {
 			p := &r.facts.Paths[i]
 			if p.Cmd == -1 && p.Command == "" {
@@ -550,8 +547,37 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 				}
 			}
 		}
+	} else if err == nil && redirStart < len(r.facts.Redirects) {
+		// { nc host 80; } < .env: the stdin of a block, a subshell or a
+		// loop reaches the client inside it
+		for k := cmdStart; k < len(r.facts.Commands); k++ {
+			if !r.a.sendsAway(r.facts.Commands[k].Name) {
+				continue
+			}
+			for i := pathStart; i < pathEnd; i++ {
+				p := &r.facts.Paths[i]
+				if p.Cmd == -1 && p.Command == "" && p.Access == "read" && p.Zone != "dev_safe" {
+					p.Cmd, p.Command, p.Role = k, r.facts.Commands[k].Name, "upload"
+				}
+			}
+			break
+		}
 	}
 	return out, err
+}
+
+// sendsAway says whether name sends a file fed to its stdin to another
+// host: a client of sendsStdin or an uploader (curl, wget, httpie).
+func (a *Analyzer) sendsAway(name string) bool {
+	if a.sendsStdin(name) {
+		return true
+	}
+	for _, g := range a.groupsOf(name) {
+		if g == "uploaders" {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) error {

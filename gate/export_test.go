@@ -26,6 +26,22 @@ func CheckInputEncoding(in *Input) error {
 	if err != nil {
 		return err
 	}
+	// JSON has no sets: the present index's lists arrive as arrays.
+	if obj, ok := viaJSON.(ast.Object); ok {
+		if t := obj.Get(ast.StringTerm("present")); t != nil {
+			pr, _ := t.Value.(ast.Object)
+			for _, k := range []string{"names", "groups", "access", "zones", "dynamic"} {
+				if pr == nil || pr.Get(ast.StringTerm(k)) == nil {
+					continue
+				}
+				if arr, ok := pr.Get(ast.StringTerm(k)).Value.(*ast.Array); ok {
+					set := ast.NewSet()
+					arr.Foreach(set.Add)
+					pr.Insert(ast.StringTerm(k), ast.NewTerm(set))
+				}
+			}
+		}
+	}
 	if direct.Compare(viaJSON) != 0 {
 		return fmt.Errorf("direct %v\n json %v", direct, viaJSON)
 	}

@@ -1,28 +1,65 @@
 package parser
 
 import (
+	"encoding/json"
 	"path"
+	"slices"
 	"strings"
 )
 
 // Present is an index of what the facts contain, for policies to open rules
-// with a look-up OPA can index: a rule guarded by input.present.names.chmod is
-// skipped without evaluation when no chmod is present. Each key is present
-// only when true, so a missing key is an undefined reference.
+// with a test OPA can index: a rule guarded by "chmod" in
+// input.present.names is skipped without evaluation when no chmod is
+// present. The lists are sets of strings for the policy (a JSON array,
+// sorted, when encoded), so input.present.names.chmod also holds exactly
+// when chmod is present. The flags are present only when true, so a missing
+// one is an undefined reference.
 type Present struct {
-	Names     map[string]bool `json:"names"`   // every command name and wrapper name
-	Groups    map[string]bool `json:"groups"`  // command groups some name belongs to
-	Access    map[string]bool `json:"access"`  // access kinds of the path set
-	Zones     map[string]bool `json:"zones"`   // zones of the path set
-	Dynamic   map[string]bool `json:"dynamic"` // kinds of dynamic parts
-	Sensitive bool            `json:"sensitive,omitempty"`
-	Assigns   bool            `json:"assigns,omitempty"`
-	Forks     bool            `json:"forks,omitempty"`
-	Pipelines bool            `json:"pipelines,omitempty"`
-	Uploads   bool            `json:"uploads,omitempty"`
-	Writes    bool            `json:"writes,omitempty"`    // some path is written or deleted
-	Scripts   bool            `json:"scripts,omitempty"`   // a nested script, eval, or script from stdin/<(…) is not literal
-	Protected bool            `json:"protected,omitempty"` // some path is one of toolgate's own files
+	Names     Set  `json:"names"`   // every command name and wrapper name
+	Groups    Set  `json:"groups"`  // command groups some name belongs to
+	Access    Set  `json:"access"`  // access kinds of the path set
+	Zones     Set  `json:"zones"`   // zones of the path set
+	Dynamic   Set  `json:"dynamic"` // kinds of dynamic parts
+	Sensitive bool `json:"sensitive,omitempty"`
+	Assigns   bool `json:"assigns,omitempty"`
+	Forks     bool `json:"forks,omitempty"`
+	Pipelines bool `json:"pipelines,omitempty"`
+	Uploads   bool `json:"uploads,omitempty"`
+	Writes    bool `json:"writes,omitempty"`    // some path is written or deleted
+	Scripts   bool `json:"scripts,omitempty"`   // a nested script, eval, or script from stdin/<(…) is not literal
+	Protected bool `json:"protected,omitempty"` // some path is one of toolgate's own files
+}
+
+// Set is a set of strings: its members are the keys that map to true.
+type Set map[string]bool
+
+// Sorted lists the members in order.
+func (s Set) Sorted() []string {
+	out := make([]string, 0, len(s))
+	for k, in := range s {
+		if in {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// MarshalJSON encodes the set as a sorted array, which is how OPA encodes
+// a set.
+func (s Set) MarshalJSON() ([]byte, error) { return json.Marshal(s.Sorted()) }
+
+// UnmarshalJSON reads an array of strings.
+func (s *Set) UnmarshalJSON(b []byte) error {
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return err
+	}
+	*s = make(Set, len(list))
+	for _, k := range list {
+		(*s)[k] = true
+	}
+	return nil
 }
 
 // scriptKinds are the dynamic kinds that mean code could not be read.
@@ -30,7 +67,7 @@ var scriptKinds = map[string]bool{"nested_script": true, "eval": true, "procsubs
 
 // Index computes the Present index of f, with the command groups of a.
 func (a *Analyzer) Index(f *Facts) Present {
-	p := Present{Names: map[string]bool{}, Groups: map[string]bool{}, Access: map[string]bool{}, Zones: map[string]bool{}, Dynamic: map[string]bool{}}
+	p := Present{Names: Set{}, Groups: Set{}, Access: Set{}, Zones: Set{}, Dynamic: Set{}}
 	for _, c := range f.Commands {
 		if c.Name != "" {
 			p.Names[c.Name] = true

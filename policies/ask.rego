@@ -3,14 +3,14 @@
 package toolgate
 
 ask contains {"rule": "ask.git_remote", "message": sprintf("git %s talks to a remote repository; a person must approve network access", [subcommand(c)])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	subcommand(c) in {"push", "pull", "fetch", "clone", "ls-remote", "request-pull", "send-email", "svn"}
 }
 
 ask contains {"rule": "ask.git_remote", "message": "git archive --remote talks to a remote repository; a person must approve network access"} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	subcommand(c) == "archive"
@@ -18,7 +18,7 @@ ask contains {"rule": "ask.git_remote", "message": "git archive --remote talks t
 }
 
 ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a remote repository; a person must approve network access", [subcommand(c), sub2])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	subcommand(c) == "submodule"
@@ -28,7 +28,7 @@ ask contains {"rule": "ask.git_remote", "message": sprintf("git %s %s talks to a
 
 # git remote update, prune and show reach the remote
 ask contains {"rule": "ask.git_remote", "message": sprintf("git remote %s talks to a remote repository; a person must approve network access", [sub2])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	subcommand(c) == "remote"
@@ -40,7 +40,7 @@ ask contains {"rule": "ask.git_remote", "message": sprintf("git remote %s talks 
 # point every later push and fetch - ones a person approves by name - at
 # a new address
 ask contains {"rule": "ask.git_remote", "message": sprintf("git remote %s points later pushes and fetches at a new address; a person must approve it", [sub2])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	subcommand(c) == "remote"
@@ -62,7 +62,7 @@ remote_copy(c) if {
 }
 
 ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host; a person must approve network access", [c.name])} if {
-	input.present.groups.downloaders
+	"downloaders" in input.present.groups
 	some c in commands
 	in_group(c.name, "downloaders")
 	not only_asking(c)
@@ -70,7 +70,7 @@ ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host
 }
 
 ask contains {"rule": "ask.network", "message": sprintf("%s reaches another host; a person must approve network access", [c.name])} if {
-	input.present.groups.network_clients
+	"network_clients" in input.present.groups
 	some c in commands
 	in_group(c.name, "network_clients")
 	not only_asking(c)
@@ -230,7 +230,7 @@ local_only(c) if {
 }
 
 ask contains {"rule": "ask.network", "message": sprintf("%s copies to or from another host; a person must approve network access", [c.name])} if {
-	input.present.groups.remote_copy
+	"remote_copy" in input.present.groups
 	some c in commands
 	remote_copy(c)
 }
@@ -240,7 +240,7 @@ default package_managers := {}
 package_managers := data.toolgate.config.package_managers
 
 ask contains {"rule": "ask.package_install", "message": sprintf("%s %s installs packages from the network; a person must approve installs", [c.name, sub])} if {
-	input.present.groups.package_managers
+	"package_managers" in input.present.groups
 	some c in commands
 	subs := package_managers[c.name]
 	some sub in subs
@@ -275,7 +275,7 @@ installs(c, sub) if {
 }
 
 ask contains {"rule": "ask.package_install", "message": sprintf("%s -m pip install installs packages from the network; a person must approve installs", [c.name])} if {
-	input.present.groups.interpreters
+	"interpreters" in input.present.groups
 	some c in commands
 	in_group(c.name, "interpreters")
 	a := args(c)
@@ -288,7 +288,7 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s -m pip insta
 # go run/build/test/generate of module@version, and uv run --with, fetch
 # the module or package and run it.
 ask contains {"rule": "ask.package_install", "message": sprintf("go %s %s fetches that module and runs it; a person must approve installs", [subcommand(c), x])} if {
-	input.present.names.go
+	"go" in input.present.names
 	some c in commands
 	c.name == "go"
 	subcommand(c) in {"run", "build", "test", "generate", "vet"}
@@ -297,7 +297,7 @@ ask contains {"rule": "ask.package_install", "message": sprintf("go %s %s fetche
 }
 
 ask contains {"rule": "ask.package_install", "message": "uv run --with installs packages from the network; a person must approve installs"} if {
-	input.present.names.uv
+	"uv" in input.present.names
 	some c in commands
 	c.name == "uv"
 	subcommand(c) == "run"
@@ -306,21 +306,21 @@ ask contains {"rule": "ask.package_install", "message": "uv run --with installs 
 }
 
 ask contains {"rule": "ask.package_install", "message": sprintf("%s runs a package fetched from the registry; a person must approve installs", [c.name])} if {
-	input.present.groups.package_runners
+	"package_runners" in input.present.groups
 	some c in commands
 	in_group(c.name, "package_runners")
 	not only_asking(c)
 }
 
 ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s removes the repository's history; a person must approve", [p.raw])} if {
-	input.present.access.delete
+	"delete" in input.present.access
 	some p in paths
 	p.access == "delete"
 	p.real == concat("/", [input.workspace, ".git"])
 }
 
 ask contains {"rule": "ask.git_destructive", "message": "git clean -x also deletes ignored files (builds, local config, .env); a person must approve"} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	subcommand(c) == "clean"
@@ -334,7 +334,7 @@ git_clean_ignored(c) if short_flag(c, "X")
 publishing := {"npm": {"publish", "unpublish", "login", "adduser", "owner", "deprecate"}, "pnpm": {"publish"}, "yarn": {"publish", "npm"}, "cargo": {"publish", "login", "yank", "owner"}, "gem": {"push", "signin"}, "docker": {"push", "pull", "login", "search"}, "podman": {"push", "pull", "login", "search"}, "helm": {"push", "pull", "repo"}}
 
 ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a registry; a person must approve network access", [c.name, subcommand(c)])} if {
-	input.present.groups.publishers # the names in publishing
+	"publishers" in input.present.groups # the names in publishing
 	some c in commands
 	subs := publishing[c.name]
 	subcommand(c) in subs
@@ -355,7 +355,7 @@ only_asking(c) if args(c) == ["-h"]
 # Each way to be a listener is gated by what the command line holds, so the
 # rule costs nothing for the many calls that hold none of them.
 deny contains listening(c) if {
-	input.present.names.openssl
+	"openssl" in input.present.names
 	some c in commands
 	c.name == "openssl"
 	listener(c)
@@ -364,7 +364,7 @@ deny contains listening(c) if {
 }
 
 deny contains listening(c) if {
-	input.present.groups.listeners
+	"listeners" in input.present.groups
 	some c in commands
 	listener(c)
 	not only_asking(c)
@@ -372,7 +372,7 @@ deny contains listening(c) if {
 }
 
 deny contains listening(c) if {
-	input.present.names.busybox
+	"busybox" in input.present.names
 	some c in commands
 	"busybox" in c.wrappers
 	listener(c)
@@ -391,14 +391,14 @@ listener(c) if {
 }
 
 ask contains {"rule": "ask.network", "message": "openssl s_client connects to another host; a person must approve network access"} if {
-	input.present.names.openssl
+	"openssl" in input.present.names
 	some c in commands
 	c.name == "openssl"
 	subcommand(c) in {"s_client", "s_time"}
 }
 
 listener(c) if {
-	input.present.groups.listeners
+	"listeners" in input.present.groups
 	in_group(c.name, "listeners")
 	c.name != "busybox"
 }
@@ -465,7 +465,7 @@ function_listing(xs) if {
 
 # Other version control systems reaching their servers
 ask contains {"rule": "ask.git_remote", "message": sprintf("%s %s talks to a remote repository; a person must approve network access", [c.name, subcommand(c)])} if {
-	input.present.groups.vcs
+	"vcs" in input.present.groups
 	some c in commands
 	vcs_remote(c)
 }

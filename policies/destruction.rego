@@ -3,7 +3,7 @@
 package toolgate
 
 deny contains {"rule": "destroy.root", "message": sprintf("refusing to delete %s: it is the filesystem root or your home directory; delete only specific paths inside the workspace", [p.raw])} if {
-	input.present.access.delete
+	"delete" in input.present.access
 	some p in paths
 	p.access == "delete"
 	root_like(p)
@@ -14,27 +14,27 @@ root_like(p) if p.zone == "root"
 root_like(p) if p.real == input.home
 
 deny contains {"rule": "destroy.workspace_root", "message": sprintf("refusing to delete the workspace root (%s); delete specific files or directories inside it instead", [p.raw])} if {
-	input.present.zones.workspace_root
+	"workspace_root" in input.present.zones
 	some p in paths
 	p.access == "delete"
 	p.zone == "workspace_root"
 }
 
 deny contains {"rule": "destroy.disk", "message": sprintf("%s formats or repartitions disks; this is never allowed from an agent", [c.name])} if {
-	input.present.groups.disk
+	"disk" in input.present.groups
 	some c in commands
 	in_group(c.name, "disk")
 }
 
 deny contains {"rule": "destroy.device_write", "message": sprintf("writing to the device %s destroys data; write to a file in the workspace instead", [p.raw])} if {
-	input.present.zones.device
+	"device" in input.present.zones
 	some p in paths
 	p.access in {"write", "delete"}
 	p.zone == "device"
 }
 
 deny contains {"rule": "destroy.windows", "message": sprintf("%s is a destructive Windows command; use ordinary file commands on workspace paths", [c.name])} if {
-	input.present.groups.windows
+	"windows" in input.present.groups
 	some c in commands
 	windows_destructive(c)
 }
@@ -62,7 +62,7 @@ windows_destructive(c) if {
 }
 
 deny contains {"rule": "destroy.power", "message": sprintf("%s would stop or restart the machine; this is never allowed from an agent", [c.name])} if {
-	input.present.groups.power
+	"power" in input.present.groups
 	some c in commands
 	power_off(c)
 }
@@ -91,7 +91,7 @@ deny contains {"rule": "destroy.fork_bomb", "message": sprintf("function %s call
 }
 
 deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every process you can reach; kill specific process ids instead"} if {
-	input.present.names.kill
+	"kill" in input.present.names
 	some c in commands
 	c.name == "kill"
 	a := args(c)
@@ -102,14 +102,14 @@ deny contains {"rule": "destroy.kill_all", "message": "kill -1 signals every pro
 }
 
 deny contains {"rule": "destroy.kill_all", "message": "kill 1 signals init, which takes the machine down; kill specific process ids instead"} if {
-	input.present.names.kill
+	"kill" in input.present.names
 	some c in commands
 	c.name == "kill"
 	args(c) == ["1"]
 }
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s -u kills every process of a user; kill specific process ids instead", [c.name])} if {
-	input.present.groups.killers
+	"killers" in input.present.groups
 	some c in commands
 	c.name in {"pkill", "killall"}
 	killall_user(c)
@@ -132,7 +132,7 @@ killall_user(c) if long_flag(c, "--inverse")
 # A pattern that matches any process name (., .*, ^, an empty one) kills
 # everything the user runs; so does pkill -P 1 (every child of init).
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s %s matches every process; kill specific process ids instead", [c.name, pat])} if {
-	input.present.groups.killers
+	"killers" in input.present.groups
 	some c in commands
 	c.name in {"pkill", "killall"}
 	some pat in kill_patterns(c)
@@ -140,7 +140,7 @@ deny contains {"rule": "destroy.kill_all", "message": sprintf("%s %s matches eve
 }
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s -P 1 kills every child of init; kill specific process ids instead", [c.name])} if {
-	input.present.names.pkill
+	"pkill" in input.present.names
 	some c in commands
 	c.name == "pkill"
 	a := args(c)
@@ -150,8 +150,8 @@ deny contains {"rule": "destroy.kill_all", "message": sprintf("%s -P 1 kills eve
 }
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("kill over pgrep %s signals every process; kill specific process ids instead", [pat])} if {
-	input.present.names.kill
-	input.present.names.pgrep
+	"kill" in input.present.names
+	"pgrep" in input.present.names
 	some c in commands
 	c.name == "pgrep"
 	some pat in kill_patterns(c)
@@ -159,16 +159,16 @@ deny contains {"rule": "destroy.kill_all", "message": sprintf("kill over pgrep %
 }
 
 deny contains {"rule": "destroy.kill_all", "message": "kill fed by ps signals every process it lists; kill specific process ids instead"} if {
-	input.present.names.kill
-	input.present.names.ps
+	"kill" in input.present.names
+	"ps" in input.present.names
 	some c in commands
 	c.name == "kill"
 	c.stdin_from == "ps"
 }
 
 deny contains {"rule": "destroy.kill_all", "message": "kill of what ps prints signals every process it lists; kill specific process ids instead"} if {
-	input.present.names.kill
-	input.present.names.ps
+	"kill" in input.present.names
+	"ps" in input.present.names
 	some c in commands
 	c.name == "kill"
 	c.dynamic
@@ -178,7 +178,7 @@ deny contains {"rule": "destroy.kill_all", "message": "kill of what ps prints si
 }
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("loginctl %s ends every process of a user or session; kill specific process ids instead", [subcommand(c)])} if {
-	input.present.names.loginctl
+	"loginctl" in input.present.names
 	some c in commands
 	c.name == "loginctl"
 	subcommand(c) in {"kill-user", "kill-session", "terminate-user", "terminate-session", "terminate-seat"}
@@ -231,14 +231,14 @@ matches_any_process(pat) if {
 }
 
 deny contains {"rule": "destroy.kill_all", "message": sprintf("%s kills processes by the hundred; kill specific process ids instead", [c.name])} if {
-	input.present.names.killall5
-	input.present.names.killall5
+	"killall5" in input.present.names
+	"killall5" in input.present.names
 	some c in commands
 	c.name == "killall5"
 }
 
 deny contains {"rule": "destroy.recursive_outside", "message": sprintf("%s -R outside the workspace (%s); change modes or owners only inside the workspace", [c.name, p.raw])} if {
-	input.present.groups.perm_changers
+	"perm_changers" in input.present.groups
 	restrict
 	some i, c in commands
 	in_group(c.name, "perm_changers")

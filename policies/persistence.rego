@@ -3,7 +3,7 @@
 package toolgate
 
 deny contains {"rule": "persist.scheduler", "message": sprintf("%s schedules commands to run later; run what you need now instead", [c.name])} if {
-	input.present.groups.schedulers
+	"schedulers" in input.present.groups
 	some c in commands
 	scheduler(c)
 }
@@ -19,14 +19,14 @@ listing_crontab(c) if {
 }
 
 deny contains {"rule": "persist.service", "message": sprintf("systemctl %s installs or changes a service; services are not managed from an agent", [subcommand(c)])} if {
-	input.present.names.systemctl
+	"systemctl" in input.present.names
 	some c in commands
 	c.name == "systemctl"
 	subcommand(c) in {"enable", "link", "edit", "set-default", "mask", "unmask", "preset", "preset-all", "add-wants", "add-requires", "reenable", "revert", "daemon-reload", "start", "restart", "stop", "disable", "kill", "isolate", "set-property", "import-environment", "set-environment"}
 }
 
 deny contains {"rule": "persist.service", "message": sprintf("%s installs or starts services; services are not managed from an agent", [c.name])} if {
-	input.present.groups.services
+	"services" in input.present.groups
 	some c in commands
 	some n in names_of(c)
 	in_group(n, "services")
@@ -42,7 +42,7 @@ service_query(c) if {
 
 # pre-commit install writes a hook into .git/hooks that runs on every commit
 deny contains {"rule": "persist.git_hooks", "message": sprintf("pre-commit %s installs a git hook, which runs code on later git commands; run pre-commit run instead", [subcommand(c)])} if {
-	input.present.names["pre-commit"]
+	"pre-commit" in input.present.names
 	some c in commands
 	c.name == "pre-commit"
 	subcommand(c) in {"install", "install-hooks", "init-templatedir"}
@@ -98,7 +98,7 @@ code_key(k) if regex.match(`(?i)^merge\..*\.driver$`, k)
 code_key(k) if regex.match(`(?i)^(tar\..*\.command|sendemail\.(.*cmd|smtpserver)|instaweb\.(httpd|browser)|guitool\..*\.cmd|imap\.tunnel)$`, k)
 
 deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets a value git runs as code; drop it and run the plain git command", [kv])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	a := args(c)
@@ -111,7 +111,7 @@ deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets 
 
 # git -c "$(…)": which key is set is not known before it runs
 deny contains {"rule": "persist.git_config", "message": sprintf("git -c %s sets a value known only when it runs, which may be one git runs as code; write the setting literally", [kv])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	a := args(c)
@@ -132,7 +132,7 @@ harmless_program(kv) if {
 }
 
 deny contains {"rule": "persist.git_config", "message": sprintf("git config %s changes a setting git runs as code or writes outside the workspace; leave git configuration to the user", [concat(" ", git_config_args(c))])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	git_config_change(c)
@@ -219,7 +219,7 @@ deny contains {"rule": "persist.git_config", "message": sprintf("setting %s make
 }
 
 deny contains {"rule": "persist.git_config", "message": sprintf("git %s makes git read configuration or programs from elsewhere; run git on the workspace's own repository", [f])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	some f in ["--git-dir", "--exec-path", "--config-env", "--template", "--separate-git-dir"]
@@ -255,7 +255,7 @@ deny contains {"rule": "persist.git_hooks", "message": sprintf("%s writes %s, wh
 inside_git_dir(f) if startswith(f, concat("/", [input.workspace, ".git/"]))
 
 deny contains {"rule": "persist.tool_config", "message": sprintf("%s changes the tool's user configuration, which later builds run with; pass options on the command line instead", [concat(" ", array.slice(c.argv, 0, 3))])} if {
-	input.present.groups.tool_config
+	"tool_config" in input.present.groups
 	some c in commands
 	tool_config_change(c)
 }
@@ -320,7 +320,7 @@ deny contains {"rule": "persist.ld_preload", "message": sprintf("setting %s inje
 }
 
 deny contains {"rule": "persist.history", "message": "clearing or disabling shell history hides what was done; leave history alone"} if {
-	input.present.groups.history
+	"history" in input.present.groups
 	some c in commands
 	history_tamper(c)
 }
@@ -359,7 +359,7 @@ deny contains {"rule": "persist.history", "message": sprintf("setting %s hides s
 }
 
 deny contains {"rule": "persist.service", "message": "loginctl enable-linger keeps user services running after logout; services are not managed from an agent"} if {
-	input.present.groups.power
+	"power" in input.present.groups
 	some c in commands
 	c.name == "loginctl"
 	"enable-linger" in args(c)

@@ -3,7 +3,7 @@
 package toolgate
 
 deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is piped into %s: that runs code from the network; download to a file in the workspace, read it, then decide", [pl[i], pl[j]])} if {
-	input.present.dynamic.stdin_script
+	"stdin_script" in input.present.dynamic
 	some k, c in commands
 	code_runner(c.name)
 	reads_script_from_stdin(k)
@@ -16,20 +16,20 @@ deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("%s output is 
 
 deny contains {"rule": "remote.pipe_to_shell", "message": sprintf("the output of %s is run as a script; download to a file in the workspace, read it, then decide", [c.name])} if {
 	input.present.scripts
-	input.present.groups.downloaders
+	"downloaders" in input.present.groups
 	some c in commands
 	c.context in {"subst", "procsubst"}
 	in_group(c.name, "downloaders")
 }
 
 deny contains {"rule": "remote.dev_tcp", "message": sprintf("%s opens a raw network socket through bash's /dev/tcp or /dev/udp; network access is not available this way", [p.raw])} if {
-	input.present.zones.dev_net
+	"dev_net" in input.present.zones
 	some p in paths
 	p.zone == "dev_net"
 }
 
 deny contains {"rule": "remote.netcat_exec", "message": sprintf("%s with -e/-c/-l executes or listens: that is a remote shell; use a normal client such as curl for HTTP", [c.name])} if {
-	input.present.groups.netcats
+	"netcats" in input.present.groups
 	some c in commands
 	in_group(c.name, "netcats")
 	netcat_exec(c)
@@ -47,7 +47,7 @@ netcat_exec(c) if {
 }
 
 deny contains {"rule": "remote.netcat_exec", "message": "socat with EXEC/SYSTEM or a listening address is a remote shell; use a normal client such as curl for HTTP"} if {
-	input.present.names.socat
+	"socat" in input.present.names
 	some c in commands
 	c.name == "socat"
 	some a in args(c)
@@ -86,7 +86,7 @@ redirectable(c) if {
 }
 
 deny contains {"rule": "remote.upload", "message": sprintf("%s sends the output of a command (%s) to another host; sharing data off the machine is not allowed", [command_name(d.cmd), d.text])} if {
-	input.present.dynamic.upload
+	"upload" in input.present.dynamic
 	some d in input.dynamic
 	d.kind == "upload"
 }
@@ -110,7 +110,7 @@ else := "a command"
 # getent hosts NAME resolves NAME through DNS: a name made of command
 # output carries that output to whoever answers for the domain
 deny contains {"rule": "remote.upload", "message": sprintf("getent %s looks up a name built from command output (%s), which DNS carries to another host; sharing data off the machine is not allowed", [args(c)[0], d.text])} if {
-	input.present.names.getent
+	"getent" in input.present.names
 	some i, c in commands
 	c.name == "getent"
 	args(c)[0] in {"hosts", "ahosts", "ahostsv4", "ahostsv6"}

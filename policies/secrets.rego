@@ -15,7 +15,7 @@ secret_message(p) := sprintf("%s reads every file below %s, and secrets lie ther
 } else := sprintf("%s touches %s, which holds secrets (%s); never read or copy credentials — ask the user to provide what you need", [who(p), p.raw, object.get(p, "sensitive_match", "sensitive path")])
 
 deny contains {"rule": "secrets.process", "message": sprintf("%s reads %s, another process's private state; only /proc/self status files are readable", [who(p), p.raw])} if {
-	input.present.zones.proc_private
+	"proc_private" in input.present.zones
 	some p in paths
 	p.zone == "proc_private"
 	not p.sensitive
@@ -23,20 +23,20 @@ deny contains {"rule": "secrets.process", "message": sprintf("%s reads %s, anoth
 
 # Credential helpers print stored secrets on request.
 deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stored credentials; never read credentials — ask the user to provide what you need", [concat(" ", array.slice(c.argv, 0, 3))])} if {
-	input.present.names.git
+	"git" in input.present.names
 	some c in commands
 	c.name == "git"
 	startswith(subcommand(c), "credential") # credential, credential-store, -manager, -libsecret, -osxkeychain …
 }
 
 deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stored credentials; never read credentials — ask the user to provide what you need", [c.name])} if {
-	input.present.groups.credential_helpers
+	"credential_helpers" in input.present.groups
 	some c in commands
 	in_group(c.name, "credential_helpers")
 }
 
 deny contains {"rule": "secrets.credentials", "message": sprintf("%s prints stored credentials; never read credentials — ask the user to provide what you need", [concat(" ", c.argv)])} if {
-	input.present.groups.credential_dumpers
+	"credential_dumpers" in input.present.groups
 	some c in commands
 	credential_dump(c)
 }

@@ -53,11 +53,14 @@ network_granted if {
 
 # ---- the present index ----
 #
-# The gate adds input.present, an index of what the facts hold (command and
-# wrapper names, access kinds, zones, dynamic kinds, and flags). Rules open
-# with a look-up in it, such as input.present.names.chmod: OPA indexes such
-# references, so a rule that cannot apply costs nothing. Inputs written by
-# hand (unit tests) can be completed with complete(doc).
+# The gate adds input.present, an index of what the facts hold: sets of the
+# command and wrapper names, their command groups, access kinds, zones and
+# dynamic kinds, and flags that are present only when true. Rules open with
+# a test on it, such as "chmod" in input.present.names or
+# input.present.writes: OPA indexes membership in a set by the member, so a
+# look-up reaches only the rules whose guard holds and a rule that cannot
+# apply costs nothing. Inputs written by hand (unit tests) can be completed
+# with complete(doc).
 
 complete(doc) := doc if doc.present
 
@@ -69,11 +72,11 @@ present_of(doc) := object.union(lists, {k: true | some k, v in flags; v}) if {
 	dyn := object.get(doc, "dynamic", [])
 	names := {n | some c in cmds; some n in array.concat([c.name], object.get(c, "wrappers", [])); n != ""}
 	lists := {
-		"names": {n: true | some n in names},
-		"groups": {g: true | some n in names; some m in {n, lower(n)}; some g, _ in idx.groups; in_group(m, g)},
-		"access": {x.access: true | some x in ps},
-		"zones": {x.zone: true | some x in ps},
-		"dynamic": {d.kind: true | some d in dyn},
+		"names": names,
+		"groups": {g | some n in names; some m in {n, lower(n)}; some g, _ in idx.groups; in_group(m, g)},
+		"access": {x.access | some x in ps},
+		"zones": {x.zone | some x in ps},
+		"dynamic": {d.kind | some d in dyn},
 	}
 	flags := {
 		"sensitive": count([x | some x in ps; object.get(x, "sensitive", false)]) > 0,

@@ -2,7 +2,7 @@
 package toolgate
 
 deny contains {"rule": "dynamic.command_name", "message": sprintf("the command name %s is computed at run time, so it cannot be checked; write the command name literally", [d.text])} if {
-	input.present.dynamic.command_name
+	"command_name" in input.present.dynamic
 	some d in object.get(input, "dynamic", [])
 	d.kind == "command_name"
 }
@@ -20,7 +20,7 @@ else := "a brace expansion" if d.kind == "too_large"
 else := "a variable"
 
 deny contains {"rule": "dynamic.decode_to_shell", "message": sprintf("decoded data from %s is piped into %s: that hides the code being run; write the commands in clear text", [pl[i], pl[j]])} if {
-	input.present.dynamic.stdin_script
+	"stdin_script" in input.present.dynamic
 	some k, c in commands
 	code_runner(c.name)
 	reads_script_from_stdin(k)

@@ -4,7 +4,7 @@
 package toolgate
 
 deny contains {"rule": "workspace.write_outside", "message": sprintf("%s writes %s, outside the workspace; write inside the workspace%s", [who(p), p.raw, scratch_hint])} if {
-	input.present.access.write
+	"write" in input.present.access
 	restrict
 	some p in paths
 	p.access == "write"
@@ -14,7 +14,7 @@ deny contains {"rule": "workspace.write_outside", "message": sprintf("%s writes 
 }
 
 deny contains {"rule": "workspace.delete_outside", "message": sprintf("%s deletes %s, outside the workspace; delete only paths inside the workspace", [who(p), p.raw])} if {
-	input.present.access.delete
+	"delete" in input.present.access
 	restrict
 	some p in paths
 	p.access == "delete"
@@ -25,7 +25,7 @@ deny contains {"rule": "workspace.delete_outside", "message": sprintf("%s delete
 }
 
 deny contains {"rule": "workspace.cd_outside", "message": sprintf("changing directory to %s leaves the workspace; stay inside the workspace and use relative paths", [p.raw])} if {
-	input.present.access.cwd
+	"cwd" in input.present.access
 	restrict
 	some p in paths
 	p.access == "cwd"
@@ -34,14 +34,14 @@ deny contains {"rule": "workspace.cd_outside", "message": sprintf("changing dire
 }
 
 deny contains reads_outside(p) if {
-	input.present.access.read
+	"read" in input.present.access
 	some p in paths
 	p.access == "read"
 	read_outside(p)
 }
 
 deny contains reads_outside(p) if {
-	input.present.access.exec
+	"exec" in input.present.access
 	some p in paths
 	p.access == "exec"
 	read_outside(p)
@@ -77,13 +77,13 @@ readable_places := "the workspace and the system directories" if is_exec
 else := "the workspace (file tools read and write only the workspace; use exec for system files)"
 
 deny contains {"rule": "workspace.unknown_path", "message": sprintf("%s uses the path %s, which depends on values known only at run time; write the path literally", [who(p), p.raw])} if {
-	input.present.zones.unknown
+	"unknown" in input.present.zones
 	some p in paths
 	p.zone == "unknown"
 }
 
 deny contains {"rule": "workspace.source_outside", "message": sprintf("sourcing %s runs a script from outside the workspace; copy what you need into the workspace", [p.raw])} if {
-	input.present.access.exec
+	"exec" in input.present.access
 	some p in paths
 	p.access == "exec"
 	p.command in {"source", "."}

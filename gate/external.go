@@ -319,7 +319,7 @@ func (g *Gate) DecideExternal(ctx context.Context, c Call) (res Result) {
 		return deny(c.ID, c.Tool, CodeDecodeNUL, "arguments hold a NUL byte")
 	}
 	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home, Sandboxed: !c.Unsandboxed}
-	opts := parser.Options{Workspace: g.ws, Home: g.home}
+	opts := parser.Options{Workspace: g.ws, Home: g.home, Bases: g.bases}
 	paths, commands, relative, tooDeep := externalArgs(c.Tool, args)
 	if tooDeep {
 		return deny(c.ID, c.Tool, CodeTooDeep, fmt.Sprintf("%s's arguments are nested deeper than %d levels, where toolgate stops looking for paths; flatten them", c.Tool, maxArgDepth))

@@ -92,6 +92,9 @@ type Gate struct {
 	protected []parser.Protected
 	// environ is Options.Environ as a map
 	environ map[string]string
+	// bases are parser.Options.Bases: the workspace root, and the home
+	// directory when it is a real directory
+	bases []string
 }
 
 // Input is the document the policy sees (see README, "The Rego input document").
@@ -199,11 +202,28 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected, environ: environMap(o.Environ)}
+	g := &Gate{pol: pol, pq: pq, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected, environ: environMap(o.Environ), bases: bases(real, home)}
 	if !o.NoCache {
 		g.cache = newDecisionCache(1024)
 	}
 	return g, nil
+}
+
+// bases lists the directories whose paths the analyser may walk from them
+// rather than from "/": the workspace root (already resolved), and the
+// home directory if it resolves to itself, is a directory, and is neither
+// "/" nor under /proc or /dev (see parser.Options.Bases).
+func bases(ws, home string) []string {
+	out := []string{ws}
+	if home == "" || home == "/" || home == ws || !filepath.IsAbs(home) || strings.HasPrefix(home, "/proc/") || strings.HasPrefix(home, "/dev/") {
+		return out
+	}
+	if r, exists, _ := parser.Resolve(home); exists && r == home {
+		if st, err := os.Stat(home); err == nil && st.IsDir() {
+			out = append(out, home)
+		}
+	}
+	return out
 }
 
 // Workspace is the resolved workspace root.
@@ -325,7 +345,7 @@ func toolNames() string {
 // them.
 func (g *Gate) input(c Call, args map[string]any) (*Input, error) {
 	in := &Input{Version: InputVersion, Tool: c.Tool, Args: c.Args, Workspace: g.ws, Cwd: g.ws, Home: g.home, Sandboxed: !c.Unsandboxed, argsDoc: args}
-	opts := parser.Options{Workspace: g.ws, Home: g.home, Environ: g.environ, EnvKnown: true}
+	opts := parser.Options{Workspace: g.ws, Home: g.home, Environ: g.environ, EnvKnown: true, Bases: g.bases}
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch c.Tool {
 	case "exec":

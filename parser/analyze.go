@@ -35,6 +35,12 @@ type Options struct {
 	// agent's own cds).
 	Environ  map[string]string
 	EnvKnown bool
+	// Bases are directories known to be existing, absolute, clean and
+	// symlink-free, outside /proc and /dev, for the analyser's life (the
+	// workspace root, and the home directory when it resolved so at
+	// start): an absolute path below one is walked from there, as a
+	// relative path is walked from the workspace, instead of from "/".
+	Bases []string
 }
 
 func (o *Options) defaults() {
@@ -2812,7 +2818,7 @@ func (r *run) knownOutput(name string, args []string, st *state) (string, bool) 
 		if !strings.HasPrefix(p, "/") {
 			p = st.cwd + "/" + p
 		}
-		real, _, _ := Resolve(p)
+		real, _, _ := r.resolve(p)
 		return real, true
 	}
 	return "", false

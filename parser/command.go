@@ -1315,7 +1315,7 @@ func (r *run) isDir(st *state, f field) bool {
 	if !strings.HasPrefix(p, "/") {
 		p = st.cwd + "/" + p
 	}
-	real, exists, _ := Resolve(p)
+	real, exists, _ := r.resolve(p)
 	if !exists {
 		return false
 	}
@@ -1366,7 +1366,7 @@ func (r *run) roleOperands(idx int, name string, args []field, local *state) {
 			if local.cwd == "" || o.f.dynamic {
 				continue
 			}
-			if _, exists, _ := Resolve(local.cwd + "/" + o.f.text); !exists {
+			if _, exists, _ := r.resolve(local.cwd + "/" + o.f.text); !exists {
 				continue
 			}
 			role = "read"
@@ -3825,7 +3825,7 @@ func (r *run) linksUnder(dir, access string, idx int, name string, st *state, bu
 					continue
 				}
 				f := field{text: p, pattern: p}
-				if real, ok, _ := Resolve(p); ok && isDir(real) {
+				if real, ok, _ := r.resolve(p); ok && isDir(real) {
 					// a directory: the command goes on below it
 					r.addPath(f, st, access, idx, name)
 					if pseudoFS(real) {
@@ -3876,7 +3876,7 @@ func (r *run) entryLinks(idx int, name string, st *state) {
 			(p.Access != "read" && p.Access != "write" && p.Access != "delete") {
 			continue
 		}
-		dir, exists, _ := Resolve(strings.TrimSuffix(p.Real, "/*"))
+		dir, exists, _ := r.resolve(strings.TrimSuffix(p.Real, "/*"))
 		if !exists || !isDir(dir) {
 			continue
 		}
@@ -3945,9 +3945,9 @@ func (r *run) cpLinks(args []field, st *state) {
 	for _, src := range ops[:len(ops)-1] {
 		target := ""
 		if makes {
-			target, _, _ = Resolve(abs(src.text))
+			target, _, _ = r.resolve(abs(src.text))
 		} else if fi, err := os.Lstat(abs(src.text)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			target, _, _ = Resolve(abs(src.text))
+			target, _, _ = r.resolve(abs(src.text))
 		}
 		if target == "" {
 			continue
@@ -3956,7 +3956,7 @@ func (r *run) cpLinks(args []field, st *state) {
 		if intoDir {
 			link = strings.TrimRight(link, "/") + "/" + base(src.text)
 		}
-		real, _, _ := Resolve(link)
+		real, _, _ := r.resolve(link)
 		if r.links == nil {
 			r.links = map[string]string{}
 		}

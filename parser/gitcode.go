@@ -94,7 +94,7 @@ func (r *run) hooksPaths() []string {
 		if !strings.HasPrefix(v, "/") {
 			v = base + "/" + v
 		}
-		if real, _, _ := Resolve(v); real != "" {
+		if real, _, _ := r.resolve(v); real != "" {
 			dirs = append(dirs, real)
 		}
 	}

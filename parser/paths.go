@@ -87,11 +87,11 @@ func (r *run) inRoot(abs string) bool {
 	if in, ok := r.rootDirs[dir]; ok {
 		return in
 	}
-	real, exists, _ := Resolve(dir)
+	real, exists, _ := r.resolve(dir)
 	if !exists {
 		// links the script makes change as it goes: not cached
 		if t, ok := r.throughLinks(real); ok {
-			real, _, _ = Resolve(t)
+			real, _, _ = r.resolve(t)
 		}
 		return real == ws
 	}
@@ -150,12 +150,12 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 		if fromCwd {
 			real, exists, loop = ResolveFrom(st.cwd, text)
 		} else {
-			real, exists, loop = Resolve(joined)
+			real, exists, loop = r.resolve(joined)
 		}
 		if last := path.Base(text); f.noFollow && !strings.HasSuffix(text, "/") && last != "." && last != ".." {
 			// the link itself: its directory resolved, its own name kept
 			if fi, err := os.Lstat(p.Abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				if dir, ok, _ := Resolve(path.Dir(p.Abs)); ok {
+				if dir, ok, _ := r.resolve(path.Dir(p.Abs)); ok {
 					real, exists, loop = strings.TrimSuffix(dir, "/")+"/"+path.Base(p.Abs), true, false
 					p.link = true
 				}
@@ -165,7 +165,7 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 		p.Zone = r.cls.zone(real)
 		if !exists {
 			if t, ok := r.throughLinks(real); ok {
-				real, exists, loop = Resolve(t)
+				real, exists, loop = r.resolve(t)
 				p.Real, p.Exists = real, exists
 				p.Zone = r.cls.zone(real)
 			}
@@ -191,10 +191,10 @@ func (r *run) classifyPattern(p *Path, joined string, f field) {
 	if prefixDir == "" {
 		prefixDir = "/"
 	}
-	realPrefix, exists, _ := Resolve(prefixDir)
+	realPrefix, exists, _ := r.resolve(prefixDir)
 	if !exists {
 		if t, ok := r.throughLinks(realPrefix); ok {
-			realPrefix, _, _ = Resolve(t)
+			realPrefix, _, _ = r.resolve(t)
 		}
 	}
 	p.Real = strings.TrimSuffix(realPrefix, "/") + "/" + rest

@@ -196,3 +196,15 @@ func resolveAt(p string, start int) (real string, exists bool, loop bool) {
 	}
 	return cur, exists, false
 }
+
+// resolve is Resolve, walking a path below one of the analysis's Bases
+// from that base (ResolveFrom's reasoning): the base's own components were
+// examined when it was chosen.
+func (r *run) resolve(p string) (real string, exists bool, loop bool) {
+	for _, b := range r.opts.Bases {
+		if len(b) > 1 && len(p) > len(b) && p[len(b)] == '/' && strings.HasPrefix(p, b) {
+			return resolveAt(p, len(b))
+		}
+	}
+	return Resolve(p)
+}

@@ -395,3 +395,29 @@ func BenchmarkResolve(b *testing.B) {
 		})
 	}
 }
+
+// TestResolveFromBases: a path below one of Options.Bases, walked from the
+// base, lands where the full walk from "/" does, for every entry of the
+// resolve tree and the usual tricks (.., links up and out, loops, missing
+// parts), and a path that only shares a base's spelling is walked whole.
+func TestResolveFromBases(t *testing.T) {
+	root, ws := resolveTree(t)
+	home := filepath.Dir(ws)
+	r := &run{opts: Options{Bases: []string{ws, home, "/"}}}
+	var paths []string
+	for _, base := range []string{ws, home} {
+		for _, rel := range []string{"", "/", "/.", "/..", "/../..", "/file.txt", "/src/link_up/x", "/src/link_up/../x",
+			"/link_etc/passwd", "/link_proc/environ", "/link_out/secret.txt", "/dangling", "/chain1/main.go", "/loop_a",
+			"/self/x", "/missing/../link_out/secret.txt", "/file.txt/x", "//src//./main.go", "/ws/link_up/../outside"} {
+			paths = append(paths, base+rel)
+		}
+	}
+	paths = append(paths, ws+"x", ws+"x/../src", root+"/homex", home+"ws/x")
+	for _, p := range paths {
+		wantReal, wantExists, wantLoop := Resolve(p)
+		real, exists, loop := r.resolve(p)
+		if real != wantReal || exists != wantExists || loop != wantLoop {
+			t.Errorf("%s: from a base (%q, %v, %v), from / (%q, %v, %v)", p, real, exists, loop, wantReal, wantExists, wantLoop)
+		}
+	}
+}

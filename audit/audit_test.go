@@ -307,14 +307,15 @@ func redactEvery(s string) string {
 // absent gives the same text as running them all, on text built from
 // pieces of every credential form, in any case.
 func TestRedactShortcutChangesNothing(t *testing.T) {
-	if len(secretNeedles) != len(secretSources) {
-		t.Fatalf("%d needle lists for %d patterns", len(secretNeedles), len(secretSources))
+	if len(secretNeedles) != len(secretSources) || len(secretGates) != len(secretSources) {
+		t.Fatalf("%d needle lists and %d gates for %d patterns", len(secretNeedles), len(secretGates), len(secretSources))
 	}
 	pieces := []string{"-----BEGIN RSA PRIVATE KEY-----\nabc\n-----END RSA PRIVATE KEY-----", "AKIAABCDEFGHIJKLMNOP", "ASIAABCDEFGHIJKLMNOP",
 		"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github_pat_" + strings.Repeat("a1", 25), "glpat-abcdefghijklmnopqrstu",
 		"xoxb-1234567890-abc", "sk-proj-abcdefghijklmnopqrstuvwxyz", "eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK",
 		"Bearer abcdefghijklmnop", "BEARER  zyxwvutsrqponm", "password=hunter2", "PassWord: 'x y'", "API-KEY=abc", "Token:\"t t\"",
-		"client_secret=s3", "https://user:pa55@host/x", "ſecret=x", "toKen=y", "pwd = z", " ", "\n", "=", ":", "a", "-", "_", "x.y.z", "é"}
+		"client_secret=s3", "https://user:pa55@host/x", "ſecret=x", "toKen=y", "pwd = z", " ", "\n", "=", ":", "a", "-", "_", "x.y.z", "é",
+		"reads a secret", "key", "keys ", "passwords\t=", "\v", "secret-", "api_", "ghost", "gh", "ghp_", "_", "://", "http://", "@", "/", "u:p@", "host"}
 	rng := rand.New(rand.NewSource(7))
 	for range 20000 {
 		var b strings.Builder

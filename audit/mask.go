@@ -58,7 +58,7 @@ var secretSources = []string{
 var secretNeedles = [][]string{
 	{"-----begin "},
 	{"akia", "asia"},
-	{"gh"},
+	{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
 	{"github_pat_"},
 	{"glpat-"},
 	{"xox"},
@@ -67,6 +67,66 @@ var secretNeedles = [][]string{
 	{"bearer"},
 	{"passw", "pwd", "secret", "token", "key"},
 	{"://"},
+}
+
+// secretGates refine the needles where a needle alone is common in
+// ordinary text (rule messages say "secret" and "key"; URLs hold "://"):
+// given the lowered text, a gate reports whether a match is still
+// possible. nil: the needles decide.
+var secretGates = []func(lower string) bool{
+	nil, nil, nil, nil, nil, nil, nil, nil, nil,
+	keywordAssigned,
+	userinfoPossible,
+}
+
+// keywordAssigned: some needle of the keyword pattern is followed by the
+// rest of a word ([a-z_-]), optional white space, and "=" or ":", which
+// every match of that pattern has.
+func keywordAssigned(lower string) bool {
+	for _, n := range secretNeedles[9] {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], n)
+			if i < 0 {
+				break
+			}
+			j := from + i + len(n)
+			for j < len(lower) && (lower[j] >= 'a' && lower[j] <= 'z' || lower[j] == '_' || lower[j] == '-') {
+				j++
+			}
+			for j < len(lower) && isSpace(lower[j]) {
+				j++
+			}
+			if j < len(lower) && (lower[j] == '=' || lower[j] == ':') {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
+}
+
+// userinfoPossible: some "://" is followed by an "@" before any "/" or
+// white space, as a user:password@ part is.
+func userinfoPossible(lower string) bool {
+	for from := 0; ; {
+		i := strings.Index(lower[from:], "://")
+		if i < 0 {
+			return false
+		}
+		j := from + i + 3
+		for j < len(lower) && lower[j] != '/' && !isSpace(lower[j]) {
+			if lower[j] == '@' {
+				return true
+			}
+			j++
+		}
+		from += i + 1
+	}
+}
+
+// isSpace is RE2's \s: space, \t, \n, \f, \r (not \v).
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // redacted replaces a match, keeping the groups named keep and keep2 (a
@@ -89,7 +149,7 @@ func Redact(s string) string {
 		lower = strings.ToLower(s)
 	}
 	for i, re := range secretPatterns() {
-		if ascii && !containsAny(lower, secretNeedles[i]) {
+		if ascii && (!containsAny(lower, secretNeedles[i]) || secretGates[i] != nil && !secretGates[i](lower)) {
 			continue
 		}
 		s = re.ReplaceAllString(s, redacted)

@@ -178,6 +178,9 @@ type run struct {
 	// openVars: variables once assigned what could be any absolute path
 	// (an opaque command's output); "$x/…" is then judged from the root
 	openVars map[string]bool
+	// stats memoises the path walks' lstat and readlink answers for the
+	// analysis (statMemo)
+	stats statMemo
 	// rootDirs: directories of deleted glob matches, and whether each is
 	// the workspace root through links (inRoot)
 	rootDirs map[string]bool
@@ -412,7 +415,7 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 		f.ParseError = &ParseError{Code: CodeEmpty, Message: "command is empty"}
 		return f
 	}
-	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f}
+	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f, stats: statMemo{}}
 	defer func() { r.cls.protect(f.Paths, f.Commands) }()
 	st := &state{cwd: opts.Workspace, cwdReal: opts.Workspace != "", vars: map[string]string{}}
 	if opts.WorkingDir != "" {

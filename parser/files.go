@@ -31,7 +31,7 @@ func (a *Analyzer) Paths(args []PathArg, opts Options) (f *Facts) {
 			f.ParseError = &ParseError{Code: CodeInternal, Message: fmt.Sprintf("the analyser failed: %v", r)}
 		}
 	}()
-	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f}
+	r := &run{a: a, opts: opts, cls: a.classifier(opts.Workspace, opts.Home), facts: f, stats: statMemo{}}
 	defer func() { r.cls.protect(f.Paths, f.Commands) }()
 	st := &state{cwd: opts.Workspace, vars: map[string]string{}}
 	for _, p := range args {

@@ -148,7 +148,7 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 		var real string
 		var exists, loop bool
 		if fromCwd {
-			real, exists, loop = ResolveFrom(st.cwd, text)
+			real, exists, loop = r.resolveFrom(st.cwd, text)
 		} else {
 			real, exists, loop = r.resolve(joined)
 		}

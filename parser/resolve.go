@@ -43,7 +43,7 @@ const maxSymlinks = 40
 // Only os.Lstat and os.Readlink are used, one Lstat per component walked.
 // When exists is true, Resolve(real) == real.
 func Resolve(p string) (real string, exists bool, loop bool) {
-	return resolveAt(p, 0)
+	return resolveAt(p, 0, nil)
 }
 
 // ResolveFrom resolves rel against base, a directory already known to be an
@@ -55,7 +55,7 @@ func ResolveFrom(base, rel string) (real string, exists bool, loop bool) {
 	if base == "/" || base == "" || strings.HasPrefix(rel, "/") {
 		return Resolve(base + "/" + rel)
 	}
-	return resolveAt(base+"/"+rel, len(base))
+	return resolveAt(base+"/"+rel, len(base), nil)
 }
 
 // magicLinks are the entries of /proc/PID (and /proc/PID/task/TID) that
@@ -81,8 +81,47 @@ func magicLink(p string) bool {
 	return false
 }
 
+// linkInfo is what one walk step learns of an entry: whether it exists,
+// whether it is a directory or a symlink, and a symlink's target.
+type linkInfo struct {
+	missing, dir, link bool
+	target             string // a symlink's target; "" if it could not be read
+}
+
+// statMemo remembers, for one analysis, what walk steps learnt: the
+// analysis judges one call against the file system as it stands, so an
+// entry examined again (the workspace's links, /etc, a glob's parent
+// directories) need not cost another system call. nil: no memo.
+type statMemo map[string]linkInfo
+
+// look examines the entry at p (without following a final symlink).
+func (m statMemo) look(p string) linkInfo {
+	if m != nil {
+		if li, ok := m[p]; ok {
+			return li
+		}
+	}
+	var li linkInfo
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		li.missing = true
+	case fi.Mode()&fs.ModeSymlink != 0:
+		li.link = true
+		if t, err := os.Readlink(p); err == nil {
+			li.target = t
+		}
+	default:
+		li.dir = fi.IsDir()
+	}
+	if m != nil {
+		m[p] = li
+	}
+	return li
+}
+
 // resolveAt walks p, taking p[:start] as already resolved.
-func resolveAt(p string, start int) (real string, exists bool, loop bool) {
+func resolveAt(p string, start int, memo statMemo) (real string, exists bool, loop bool) {
 	var (
 		// cur is the resolved prefix: "" stands for "/", otherwise "/a/b"
 		// with no trailing slash, no ".", no "..", no empty component.
@@ -158,17 +197,16 @@ func resolveAt(p string, start int) (real string, exists bool, loop bool) {
 			continue
 		}
 
-		fi, err := os.Lstat(next)
-		missing := err != nil
+		li := memo.look(next)
+		missing := li.missing
 		switch {
 		case missing:
-		case fi.Mode()&fs.ModeSymlink != 0:
+		case li.link:
 			links++
 			if links > maxSymlinks {
 				return filepath.Clean("/" + p), false, true
 			}
-			target, rerr := os.Readlink(next)
-			if rerr == nil && target != "" {
+			if target := li.target; target != "" {
 				if target[0] == '/' {
 					cur, curInP = "", true
 				}
@@ -179,7 +217,7 @@ func resolveAt(p string, start int) (real string, exists bool, loop bool) {
 			}
 			// Replaced or removed between Lstat and Readlink.
 			missing = true
-		case !fi.IsDir() && rest != "":
+		case !li.dir && rest != "":
 			// A non-directory used as one: ENOTDIR.
 			missing = true
 		}
@@ -203,8 +241,16 @@ func resolveAt(p string, start int) (real string, exists bool, loop bool) {
 func (r *run) resolve(p string) (real string, exists bool, loop bool) {
 	for _, b := range r.opts.Bases {
 		if len(b) > 1 && len(p) > len(b) && p[len(b)] == '/' && strings.HasPrefix(p, b) {
-			return resolveAt(p, len(b))
+			return resolveAt(p, len(b), r.stats)
 		}
 	}
-	return Resolve(p)
+	return resolveAt(p, 0, r.stats)
+}
+
+// resolveFrom is ResolveFrom with the analysis's memo.
+func (r *run) resolveFrom(base, rel string) (real string, exists bool, loop bool) {
+	if base == "/" || base == "" || strings.HasPrefix(rel, "/") {
+		return r.resolve(base + "/" + rel)
+	}
+	return resolveAt(base+"/"+rel, len(base), r.stats)
 }

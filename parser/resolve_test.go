@@ -397,13 +397,15 @@ func BenchmarkResolve(b *testing.B) {
 }
 
 // TestResolveFromBases: a path below one of Options.Bases, walked from the
-// base, lands where the full walk from "/" does, for every entry of the
+// base (and with an analysis's memo of what each step saw), lands where the
+// full walk from "/" does, for every entry of the
 // resolve tree and the usual tricks (.., links up and out, loops, missing
 // parts), and a path that only shares a base's spelling is walked whole.
 func TestResolveFromBases(t *testing.T) {
 	root, ws := resolveTree(t)
 	home := filepath.Dir(ws)
 	r := &run{opts: Options{Bases: []string{ws, home, "/"}}}
+	memo := &run{opts: Options{Bases: []string{ws, home, "/"}}, stats: statMemo{}}
 	var paths []string
 	for _, base := range []string{ws, home} {
 		for _, rel := range []string{"", "/", "/.", "/..", "/../..", "/file.txt", "/src/link_up/x", "/src/link_up/../x",
@@ -419,5 +421,14 @@ func TestResolveFromBases(t *testing.T) {
 		if real != wantReal || exists != wantExists || loop != wantLoop {
 			t.Errorf("%s: from a base (%q, %v, %v), from / (%q, %v, %v)", p, real, exists, loop, wantReal, wantExists, wantLoop)
 		}
+		// and again with one memo across all the walks, twice each
+		for range 2 {
+			if real, exists, loop := memo.resolve(p); real != wantReal || exists != wantExists || loop != wantLoop {
+				t.Errorf("%s: with the memo (%q, %v, %v), from / (%q, %v, %v)", p, real, exists, loop, wantReal, wantExists, wantLoop)
+			}
+		}
+	}
+	if len(memo.stats) == 0 {
+		t.Error("the memo learnt nothing")
 	}
 }

@@ -315,6 +315,7 @@ func TestRedactShortcutChangesNothing(t *testing.T) {
 		"xoxb-1234567890-abc", "sk-proj-abcdefghijklmnopqrstuvwxyz", "eyJhbGciOiJI.eyJzdWIiOiIx.SflKxwRJSMeK",
 		"Bearer abcdefghijklmnop", "BEARER  zyxwvutsrqponm", "password=hunter2", "PassWord: 'x y'", "API-KEY=abc", "Token:\"t t\"",
 		"client_secret=s3", "https://user:pa55@host/x", "ſecret=x", "toKen=y", "pwd = z", " ", "\n", "=", ":", "a", "-", "_", "x.y.z", "é",
+		"\u212aey=v", "BEARER \u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a", "ſk-", "bearer\u00a0", "\xff", "İ", "ß", "ǅ",
 		"reads a secret", "key", "keys ", "passwords\t=", "\v", "secret-", "api_", "ghost", "gh", "ghp_", "_", "://", "http://", "@", "/", "u:p@", "host"}
 	rng := rand.New(rand.NewSource(7))
 	for range 20000 {

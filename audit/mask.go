@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // DefaultMask lists the argument fields stored as their size and SHA-256
@@ -135,29 +136,42 @@ const redacted = "${keep}[REDACTED]${keep2}"
 
 // Redact replaces credentials found in s.
 func Redact(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			// (?i) folds some non-ASCII letters to ASCII ones (the
-			// Kelvin sign to k): no shortcut for such text
-			ascii = false
-			break
-		}
-	}
-	lower := ""
-	if ascii {
-		lower = strings.ToLower(s)
-	}
+	lower := foldLower(s)
 	for i, re := range secretPatterns() {
-		if ascii && (!containsAny(lower, secretNeedles[i]) || secretGates[i] != nil && !secretGates[i](lower)) {
+		if !containsAny(lower, secretNeedles[i]) || secretGates[i] != nil && !secretGates[i](lower) {
 			continue
 		}
 		s = re.ReplaceAllString(s, redacted)
-		if ascii {
-			lower = strings.ToLower(s)
-		}
+		lower = foldLower(s)
 	}
 	return s
+}
+
+// foldLower lowers s for the needles and gates. A case-insensitive pattern
+// also matches letters outside ASCII whose case folding reaches an ASCII
+// letter (the Kelvin sign matches k, the long s matches s): each such rune
+// becomes that ASCII letter, lowered, so what the pattern can match still
+// holds a needle. Bytes that are not valid UTF-8 become U+FFFD, as the
+// matcher reads them.
+func foldLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return strings.Map(foldRune, s)
+		}
+	}
+	return strings.ToLower(s)
+}
+
+func foldRune(r rune) rune {
+	if r < 0x80 {
+		return unicode.ToLower(r)
+	}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if f < 0x80 {
+			return unicode.ToLower(f)
+		}
+	}
+	return unicode.ToLower(r)
 }
 
 func containsAny(s string, needles []string) bool {

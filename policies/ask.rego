@@ -417,6 +417,78 @@ ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code t
 	code_runner(c.name)
 }
 
+# Outside the sandbox, programs that are not interpreters but run code
+# given on their command line or stdin: make with a makefile from stdin or
+# --eval text, emacs --eval/--load/--funcall/--script, emacsclient --eval
+# (in the user's running editor), gdb -ex/-x, lldb -o/-s. Their code is
+# not analysed, as python -c is not.
+ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code given on its command line or stdin (%s), which toolgate does not analyse, and no sandbox contains it here; a person must approve", [c.name, opt])} if {
+	input.sandboxed == false
+	some c in commands
+	some opt in inline_code_options(c)
+}
+
+inline_code_options(c) := {a |
+	words := array.concat(args(c), [""])
+	some i, a in args(c)
+	code_option(c.name, a, words[i + 1])
+}
+
+# code_option(name, arg, next): arg (with next, the word after it) makes
+# the program run code it is given.
+code_option(name, a, next) if {
+	name in {"make", "gmake", "remake"}
+	a in {"-f", "--file", "--makefile"}
+	next in {"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"}
+}
+
+code_option(name, a, _) if {
+	name in {"make", "gmake", "remake"}
+	some p in ["--file=", "--makefile=", "-f"]
+	startswith(a, p)
+	substring(a, count(p), -1) in {"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"}
+}
+
+code_option(name, a, _) if {
+	name in {"make", "gmake", "remake"}
+	option_named(a, ["--eval", "-E"])
+}
+
+code_option(name, a, _) if {
+	name in {"emacs", "emacs-nox", "emacs-gtk", "xemacs"}
+	option_named(a, ["--eval", "-eval", "--execute", "-execute", "--load", "-load", "-l", "--funcall", "-funcall", "-f", "--script", "-script", "-x"])
+}
+
+code_option("emacsclient", a, _) if option_named(a, ["--eval", "-e"])
+
+code_option(name, a, _) if {
+	name in {"gdb", "gdb-multiarch", "cgdb"}
+	option_named(a, ["-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command", "--init-eval-command", "-x", "--x", "-command", "--command", "-ix", "--ix", "-init-command", "--init-command"])
+}
+
+code_option(name, a, _) if {
+	regex.match(`^lldb(-[0-9]+)?$`, name)
+	option_named(a, ["-o", "--one-line", "-O", "--one-line-before-file", "-k", "--one-line-on-crash", "-K", "--source-on-crash", "-s", "--source", "-S", "--source-before-file"])
+}
+
+# option_named(a, names): a is one of names, alone, with "=VALUE", or (a
+# one-letter option) with its value attached.
+option_named(a, names) if a in names
+
+option_named(a, names) if {
+	some n in names
+	startswith(a, concat("", [n, "="]))
+}
+
+option_named(a, names) if {
+	some n in names
+	count(n) == 2
+	startswith(n, "-")
+	not startswith(n, "--")
+	startswith(a, n)
+	count(a) > 2
+}
+
 # Outside the sandbox a program run by its path from the workspace (a
 # script, a build output: ./build.sh, scripts/x.py) is code toolgate does
 # not analyse, as bash FILE is.

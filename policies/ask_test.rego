@@ -305,3 +305,25 @@ test_loopback_only_not_with_a_proxy_in_the_script if {
 	doc := object.union(simple_call(["curl", "http://localhost/"]), {"assigns": [{"name": "ALL_PROXY", "value": "http://evil:1", "dynamic": false, "cmd": -1}]})
 	"ask.network" in rules(doc)
 }
+
+# ---- unsandboxed: code given to make, emacs, gdb and lldb (session 9) ----
+
+test_ask_unsandboxed_inline_code_options if {
+	every argv in [
+		["make", "-f", "-"], ["make", "-f-"], ["make", "--file=/dev/stdin"], ["make", "--makefile", "-", "all"],
+		["make", "--eval=all: ; id"], ["make", "-E", "x: ; id", "x"], ["gmake", "--eval", "all: ; id"],
+		["emacs", "--batch", "--eval", "(shell-command \"id\")"], ["emacs", "-batch", "-l", "x.el"], ["emacs", "--eval=(kill-emacs)"],
+		["emacs", "--script", "x.el"], ["emacs", "-Q", "-f", "my-fn"], ["emacsclient", "-e", "(shell-command \"id\")"],
+		["gdb", "-batch", "-ex", "shell id"], ["gdb", "--eval-command=shell id"], ["gdb", "-x", "cmds.gdb", "./a.out"],
+		["lldb", "-o", "platform shell id"], ["lldb-18", "--source", "cmds.lldb"], ["lldb", "-b", "-ocommand"],
+	] {
+		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+		not "ask.unsandboxed_code" in rules(simple_call(argv))
+	}
+	every argv in [
+		["make"], ["make", "-f", "Makefile.ci", "test"], ["make", "-fbuild.mk"], ["make", "-C", "src", "-j4"], ["make", "-e"],
+		["emacs", "--version"], ["emacsclient", "-n", "notes.txt"], ["gdb", "--version"], ["gdb", "-batch", "./a.out"], ["lldb", "--version"],
+	] {
+		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+}

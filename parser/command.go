@@ -3115,6 +3115,45 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 			r.addPath(field{text: src, pattern: src, dynamic: spec.dynamic}, st, "write", idx, name)
 		}
 	}
+	// build --secret id=X,src=FILE and --ssh ID=FILE[,FILE] hand the
+	// files to the build (the Dockerfile reads them); --secret env=VAR and
+	// --ssh default (the agent's socket) name no file.
+	buildSecret := func(opt string, spec field) {
+		for _, kv := range strings.Split(spec.text, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || v == "" || opt == "--secret" && k != "src" && k != "source" {
+				continue
+			}
+			if opt == "--secret" || hostPath(v) || strings.Contains(v, "/") {
+				r.addPath(field{text: v, pattern: v, dynamic: spec.dynamic}, st, "read", idx, name)
+			}
+		}
+		if opt == "--ssh" {
+			// the further paths of ID=FILE,FILE
+			parts := strings.Split(spec.text, ",")
+			for _, x := range parts[1:] {
+				if !strings.Contains(x, "=") && x != "" {
+					r.addPath(field{text: x, pattern: x, dynamic: spec.dynamic}, st, "read", idx, name)
+				}
+			}
+		}
+	}
+	// build -o/--output dest=DIR (or a plain path) and --iidfile,
+	// --metadata-file write where they name; "-" is stdout.
+	buildOutput := func(spec field) {
+		dest := spec.text
+		if strings.Contains(dest, "=") {
+			dest = ""
+			for _, kv := range strings.Split(spec.text, ",") {
+				if k, v, _ := strings.Cut(kv, "="); k == "dest" {
+					dest = v
+				}
+			}
+		}
+		if dest != "" && dest != "-" {
+			r.addPath(field{text: dest, pattern: dest, dynamic: spec.dynamic}, st, "write", idx, name)
+		}
+	}
 	sub := ""
 	var ops []field
 	for k := 0; k < len(args); k++ {
@@ -3139,6 +3178,22 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 		case strings.HasPrefix(t, "--env-file=") || strings.HasPrefix(t, "--file="):
 			_, v, _ := strings.Cut(t, "=")
 			r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, st, "read", idx, name)
+		case building(sub, ops) && (t == "-o" || t == "--output" || t == "--iidfile" || t == "--metadata-file") && k+1 < len(args):
+			buildOutput(args[k+1])
+			k++
+		case building(sub, ops) && (strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--iidfile=") || strings.HasPrefix(t, "--metadata-file=")):
+			_, v, _ := strings.Cut(t, "=")
+			buildOutput(field{text: v, pattern: v, dynamic: a.dynamic})
+		case building(sub, ops) && strings.HasPrefix(t, "-o") && len(t) > 2:
+			buildOutput(field{text: t[2:], pattern: t[2:], dynamic: a.dynamic})
+		case building(sub, ops) && buildValueOpts[t] && k+1 < len(args):
+			k++
+		case (t == "--secret" || t == "--ssh") && k+1 < len(args):
+			buildSecret(t, args[k+1])
+			k++
+		case strings.HasPrefix(t, "--secret=") || strings.HasPrefix(t, "--ssh="):
+			o, v, _ := strings.Cut(t, "=")
+			buildSecret(o, field{text: v, pattern: v, dynamic: a.dynamic})
 		case strings.HasPrefix(t, "-") && !strings.Contains(t, "=") && containerValueOpts[t] && k+1 < len(args):
 			k++ // -u USER, -w DIR, -e VAR, --name N …
 		case strings.HasPrefix(t, "-"):
@@ -3148,8 +3203,13 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 			ops = append(ops, a)
 		}
 	}
+	// A build sends its context directory to the builder whole: a read of
+	// every file below (readsTree), unless it is "-" (stdin) or a URL.
+	if ctx, ok := buildContext(sub, ops); ok && ctx.text != "-" && !remote(ctx.text) && !strings.Contains(ctx.text, "://") {
+		r.addPath(ctx, st, "read", idx, name)
+	}
 	// A container's own command runs inside it, against its own files: only
-	// bind mounts and copies touch the host, and those are handled above.
+	// bind mounts, build contexts and copies touch the host, handled above.
 	if sub == "cp" && len(ops) == 2 {
 		for i, o := range ops {
 			if remote(o.text) {
@@ -3658,11 +3718,39 @@ func (r *run) cloudUpload(idx int, name string, args []field, st *state) {
 	}
 }
 
+// building says whether the words so far name a build (docker build,
+// buildx build, image build, builder build).
+func building(sub string, ops []field) bool {
+	return sub == "build" || (sub == "buildx" || sub == "image" || sub == "builder") && len(ops) > 0 && ops[0].text == "build"
+}
+
+// buildContext is the context operand of docker/podman build (also
+// buildx build, image build, builder build): the last operand.
+func buildContext(sub string, ops []field) (field, bool) {
+	if sub == "buildx" || sub == "image" || sub == "builder" {
+		if len(ops) == 0 || ops[0].text != "build" {
+			return field{}, false
+		}
+		sub, ops = "build", ops[1:]
+	}
+	if sub != "build" || len(ops) == 0 {
+		return field{}, false
+	}
+	return ops[len(ops)-1], true
+}
+
 var containerValueOpts = map[string]bool{"-u": true, "--user": true, "-w": true, "--workdir": true, "-e": true, "--env": true,
 	"--name": true, "-p": true, "--publish": true, "--network": true, "--net": true, "-h": true, "--hostname": true,
 	"--entrypoint": true, "-l": true, "--label": true, "--platform": true, "--cpus": true, "-m": true, "--memory": true,
 	"--restart": true, "--cap-add": true, "--cap-drop": true, "--security-opt": true, "--pid": true, "--ipc": true,
 	"--device": true, "--add-host": true, "--dns": true, "--log-driver": true, "--tmpfs": true, "--ulimit": true}
+
+// buildValueOpts are the options of a build that take a value (-t is a
+// flag for run, a tag for build).
+var buildValueOpts = map[string]bool{"-t": true, "--tag": true, "--build-arg": true, "--target": true, "--cache-from": true,
+	"--cache-to": true, "--progress": true, "--builder": true, "--build-context": true, "--label": true, "--platform": true,
+	"--network": true, "--add-host": true, "--shm-size": true, "--ulimit": true, "--annotation": true, "--attest": true,
+	"--sbom": true, "--provenance": true, "--call": true, "--allow": true}
 
 type trap struct {
 	body string

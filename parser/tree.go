@@ -113,6 +113,19 @@ func readsTree(name string, args []field) (tree, hidden bool) {
 	case "gzip", "bzip2", "xz", "zstd", "lz4", "pigz":
 		// (compressors) -r compresses (or with -c writes to stdout) every file below
 		return hasOpt(args, 'r', "--recursive"), true
+	case "docker", "podman", "nerdctl", "buildah":
+		// a build sends its whole context directory to the builder
+		sub, ops := "", []field{}
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a.text, "-"):
+			case sub == "":
+				sub = a.text
+			default:
+				ops = append(ops, a)
+			}
+		}
+		return building(sub, ops) || name == "buildah" && sub == "bud", true
 	case "git":
 		// git grep --no-index searches the files below, tracked or not;
 		// diff --no-index compares (and prints) them; add reads them into

@@ -546,7 +546,7 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	// client on stdin is sent away.
 	if _, ok := s.Cmd.(*syntax.CallExpr); ok && err == nil && len(r.facts.Commands) > cmdStart && redirStart < len(r.facts.Redirects) {
 		name := r.facts.Commands[cmdStart].Name
-		sends := r.a.sendsAway(name)
+		sends := r.a.sendsAwayCmd(r.facts.Commands[cmdStart])
 		for i := pathStart; i < pathEnd; i++ {
 			p := &r.facts.Paths[i]
 			if p.Cmd == -1 && p.Command == "" {
@@ -560,7 +560,7 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 		// { nc host 80; } < .env: the stdin of a block, a subshell or a
 		// loop reaches the client inside it
 		for k := cmdStart; k < len(r.facts.Commands); k++ {
-			if !r.a.sendsAway(r.facts.Commands[k].Name) {
+			if !r.a.sendsAwayCmd(r.facts.Commands[k]) {
 				continue
 			}
 			for i := pathStart; i < pathEnd; i++ {
@@ -573,6 +573,21 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 		}
 	}
 	return out, err
+}
+
+// sendsAwayCmd is sendsAway for one command: openssl sends its input away
+// only as s_client or s_time (x509, dgst, enc … read it locally).
+func (a *Analyzer) sendsAwayCmd(c Command) bool {
+	if c.Name == "openssl" {
+		return opensslSends(c.Argv)
+	}
+	return a.sendsAway(c.Name)
+}
+
+// opensslSends says whether openssl with argv (its name first) is a
+// client that sends its stdin to a server.
+func opensslSends(argv []string) bool {
+	return len(argv) > 1 && (argv[1] == "s_client" || argv[1] == "s_time")
 }
 
 // sendsAway says whether name sends a file fed to its stdin to another

@@ -658,7 +658,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "cpio", "sort", "wc", "xz", "lzma", "unxz", "zstd", "unzstd", "zstdmt", "rsync", "7z", "7za", "7zr":
 		r.nameLists(idx, name, args, local, in)
 	}
-	if r.a.sendsStdin(name) && (name != "openssl" || len(args) > 0 && (args[0].text == "s_client" || args[0].text == "s_time")) {
+	if r.a.sendsStdin(name) && (name != "openssl" || opensslSends(r.facts.Commands[idx].Argv)) {
 		// (openssl's other commands read their input locally: x509, dgst)
 		r.stdinSent(idx, name, in)
 	}

@@ -66,9 +66,13 @@ var secretNeedles = [][]string{
 	{"sk-"},
 	{"eyj"},
 	{"bearer"},
-	{"passw", "pwd", "secret", "token", "key"},
+	keywordNeedles,
 	{"://"},
 }
+
+// keywordNeedles are the keyword pattern's needles, which keywordAssigned
+// also reads.
+var keywordNeedles = []string{"passw", "pwd", "secret", "token", "key"}
 
 // secretGates refine the needles where a needle alone is common in
 // ordinary text (rule messages say "secret" and "key"; URLs hold "://"):
@@ -84,7 +88,7 @@ var secretGates = []func(lower string) bool{
 // rest of a word ([a-z_-]), optional white space, and "=" or ":", which
 // every match of that pattern has.
 func keywordAssigned(lower string) bool {
-	for _, n := range secretNeedles[9] {
+	for _, n := range keywordNeedles {
 		for from := 0; ; {
 			i := strings.Index(lower[from:], n)
 			if i < 0 {

@@ -210,12 +210,19 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 }
 
 // bases lists the directories whose paths the analyser may walk from them
-// rather than from "/": the workspace root (already resolved), and the
-// home directory if it resolves to itself, is a directory, and is neither
-// "/" nor under /proc or /dev (see parser.Options.Bases).
+// rather than from "/" (parser.Options.Bases): the workspace root (already
+// resolved) and the home directory if it resolves to itself and is a
+// directory. Neither may be "/" or lie in /proc or /dev, whose entries the
+// walk takes lexically from "/".
 func bases(ws, home string) []string {
-	out := []string{ws}
-	if home == "" || home == "/" || home == ws || !filepath.IsAbs(home) || strings.HasPrefix(home, "/proc/") || strings.HasPrefix(home, "/dev/") {
+	ok := func(d string) bool {
+		return filepath.IsAbs(d) && d != "/" && d != "/proc" && d != "/dev" && !strings.HasPrefix(d, "/proc/") && !strings.HasPrefix(d, "/dev/")
+	}
+	var out []string
+	if ok(ws) {
+		out = append(out, ws)
+	}
+	if !ok(home) || home == ws {
 		return out
 	}
 	if r, exists, _ := parser.Resolve(home); exists && r == home {

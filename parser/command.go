@@ -3119,22 +3119,20 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 	// files to the build (the Dockerfile reads them); --secret env=VAR and
 	// --ssh default (the agent's socket) name no file.
 	buildSecret := func(opt string, spec field) {
-		for _, kv := range strings.Split(spec.text, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok || v == "" || opt == "--secret" && k != "src" && k != "source" {
-				continue
-			}
-			if opt == "--secret" || hostPath(v) || strings.Contains(v, "/") {
-				r.addPath(field{text: v, pattern: v, dynamic: spec.dynamic}, st, "read", idx, name)
-			}
+		read := func(p string) {
+			r.addPath(field{text: p, pattern: p, dynamic: spec.dynamic}, st, "read", idx, name)
 		}
-		if opt == "--ssh" {
-			// the further paths of ID=FILE,FILE
-			parts := strings.Split(spec.text, ",")
-			for _, x := range parts[1:] {
-				if !strings.Contains(x, "=") && x != "" {
-					r.addPath(field{text: x, pattern: x, dynamic: spec.dynamic}, st, "read", idx, name)
+		for i, kv := range strings.Split(spec.text, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			switch {
+			case opt == "--secret":
+				if ok && v != "" && (k == "src" || k == "source") {
+					read(v)
 				}
+			case ok && v != "":
+				read(v) // --ssh ID=FILE
+			case !ok && i > 0 && kv != "":
+				read(kv) // --ssh ID=FILE,FILE
 			}
 		}
 	}

@@ -49,19 +49,6 @@ func (s Set) Sorted() []string {
 // a set.
 func (s Set) MarshalJSON() ([]byte, error) { return json.Marshal(s.Sorted()) }
 
-// UnmarshalJSON reads an array of strings.
-func (s *Set) UnmarshalJSON(b []byte) error {
-	var list []string
-	if err := json.Unmarshal(b, &list); err != nil {
-		return err
-	}
-	*s = make(Set, len(list))
-	for _, k := range list {
-		(*s)[k] = true
-	}
-	return nil
-}
-
 // scriptKinds are the dynamic kinds that mean code could not be read.
 var scriptKinds = map[string]bool{"nested_script": true, "eval": true, "procsubst_script": true, "stdin_script": true, "too_large": true}
 

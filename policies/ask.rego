@@ -456,8 +456,15 @@ code_option(name, a, _) if {
 
 code_option(name, a, _) if {
 	name in {"emacs", "emacs-nox", "emacs-gtk", "xemacs"}
-	option_named(a, ["--eval", "-eval", "--execute", "-execute", "--load", "-load", "-l", "--funcall", "-funcall", "-f", "--script", "-script", "-x"])
+	# (emacs takes no value joined to a one-letter option: -fg, -fs are
+	# options of their own)
+	some n in ["--eval", "-eval", "--execute", "-execute", "--load", "-load", "-l", "--funcall", "-funcall", "-f", "--script", "-script", "-x"]
+	option_or_assignment(a, n)
 }
+
+option_or_assignment(a, n) if a == n
+
+option_or_assignment(a, n) if startswith(a, concat("", [n, "="]))
 
 code_option("emacsclient", a, _) if option_named(a, ["--eval", "-e"])
 
@@ -473,11 +480,9 @@ code_option(name, a, _) if {
 
 # option_named(a, names): a is one of names, alone, with "=VALUE", or (a
 # one-letter option) with its value attached.
-option_named(a, names) if a in names
-
 option_named(a, names) if {
 	some n in names
-	startswith(a, concat("", [n, "="]))
+	option_or_assignment(a, n)
 }
 
 option_named(a, names) if {

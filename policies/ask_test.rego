@@ -322,7 +322,7 @@ test_ask_unsandboxed_inline_code_options if {
 	}
 	every argv in [
 		["make"], ["make", "-f", "Makefile.ci", "test"], ["make", "-fbuild.mk"], ["make", "-C", "src", "-j4"], ["make", "-e"],
-		["emacs", "--version"], ["emacsclient", "-n", "notes.txt"], ["gdb", "--version"], ["gdb", "-batch", "./a.out"], ["lldb", "--version"],
+		["emacs", "--version"], ["emacs", "-fg", "red", "notes.txt"], ["emacs", "-fs", "x.txt"], ["emacsclient", "-n", "notes.txt"], ["gdb", "--version"], ["gdb", "-batch", "./a.out"], ["lldb", "--version"],
 	] {
 		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
 	}

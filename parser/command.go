@@ -2532,8 +2532,8 @@ func flagsOf(name string, argv []string) (map[string]bool, string) {
 		case strings.HasPrefix(a, "--"):
 			k, _, _ := strings.Cut(a, "=")
 			flags[k] = true
-			if name == "git" && gitValueOpts[k] && !strings.Contains(a, "=") {
-				i++
+			if name == "git" || sub == "" {
+				i += globalValueWords(name, a)
 			}
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
@@ -2542,8 +2542,8 @@ func flagsOf(name string, argv []string) (map[string]bool, string) {
 					flags[string(c)] = true
 				}
 			}
-			if name == "git" && gitValueOpts[a] {
-				i++
+			if name == "git" || sub == "" {
+				i += globalValueWords(name, a)
 			}
 		case sub == "":
 			sub = a
@@ -2567,10 +2567,7 @@ func (r *run) scriptArg(idx int, f field, st *state, sc scope) error {
 // the verb runs with the same arguments.
 func (r *run) runsSub(idx int, name string, args []field, st, local *state, sc scope, in stdin) (bool, error) {
 	verbs := map[string]bool{"run": true, "exec": true, "x": name == "bun" || name == "pnpm"}
-	k := 0
-	for k < len(args) && strings.HasPrefix(args[k].text, "-") {
-		k++
-	}
+	k := verbAt(name, args, verbs)
 	if k >= len(args) || !verbs[args[k].text] || name == "cargo" || name == "yarn" && args[k].text == "run" || name == "pnpm" && args[k].text == "run" || name == "bun" && args[k].text == "run" || name == "deno" && args[k].text == "run" {
 		return false, nil // package.json scripts and cargo run build the project's own code
 	}
@@ -2595,6 +2592,39 @@ func (r *run) runsSub(idx int, name string, args []field, st, local *state, sc s
 	}
 	_, err := r.simple(args[k:], local, sc, in, map[string]string{}, nil, []string{name + " " + verb})
 	return true, err
+}
+
+// verbAt is the index of the verb in a runner's arguments (len(args) when
+// there is none): the first word, after the global options and their
+// values, that is not an option. Where that word is not one of verbs, it
+// may be the value of an option the table does not know (or a word whose
+// expansion is unknown): it is passed over, so "uv --opt v run CMD" still
+// finds run and CMD is judged.
+func verbAt(name string, args []field, verbs map[string]bool) int {
+	k := 0
+	for k < len(args) {
+		t := args[k].text
+		switch {
+		case t == "--":
+			return k
+		case strings.HasPrefix(t, "-") && !args[k].dynamic:
+			k += 1 + globalValueWords(name, t)
+			continue
+		case verbs[t] && !args[k].dynamic:
+			return k
+		case args[k].dynamic, k > 0 && optionMayTakeValue(args[k-1].text):
+			k++
+			continue
+		}
+		return k
+	}
+	return k
+}
+
+// optionMayTakeValue: an option word without "=" (its value, if it takes
+// one, is the next word).
+func optionMayTakeValue(t string) bool {
+	return strings.HasPrefix(t, "-") && t != "-" && t != "--" && !strings.Contains(t, "=")
 }
 
 // tmux new-session/new-window/split-window/run-shell/respawn-pane take a
@@ -3162,6 +3192,30 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 			break
 		}
 		switch {
+		case sub == "" && globalValueWords(name, t) > 0 && k+1 < len(args):
+			// the engine's own options: key and certificate files are read
+			// (podman --out writes what the command prints)
+			switch t {
+			case "--tlscacert", "--tlscert", "--tlskey", "--identity", "--config":
+				r.addPath(args[k+1], st, "read", idx, name)
+			case "--out":
+				r.addPath(args[k+1], st, "write", idx, name)
+			}
+			k++
+		case (sub == "buildx" || sub == "builder") && len(ops) == 0 && t == "--builder" && k+1 < len(args):
+			k++ // docker buildx --builder NAME build …
+		case building(sub, ops) && (t == "--build-context" || strings.HasPrefix(t, "--build-context=")):
+			// --build-context NAME=DIR sends DIR like the main context
+			spec := field{}
+			if v, ok := strings.CutPrefix(t, "--build-context="); ok {
+				spec = field{text: v, pattern: v, dynamic: a.dynamic}
+			} else if k+1 < len(args) {
+				spec = args[k+1]
+				k++
+			}
+			if _, v, ok := strings.Cut(spec.text, "="); ok && v != "" && !strings.Contains(v, "://") {
+				r.addPath(field{text: v, pattern: v, dynamic: spec.dynamic}, st, "read", idx, name)
+			}
 		case (t == "-v" || t == "--volume" || t == "--mount") && k+1 < len(args):
 			bind(args[k+1])
 			k++

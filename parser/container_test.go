@@ -39,9 +39,61 @@ func TestContainerBuildPaths(t *testing.T) {
 		"podman image build -f Containerfile src":                    {"read Containerfile", "read src (tree)"},
 		"docker build https://github.com/x/y.git":                    nil,
 		"docker run -t alpine ls":                                    nil,
+		// the engine's global options and their values come first
+		"docker --context ctx build src":                              {"read src (tree)"},
+		"docker -H tcp://h:2375 -l debug build src":                   {"read src (tree)"},
+		"docker buildx --builder b build src":                         {"read src (tree)"},
+		"docker build --build-context lib=src .":                      {"read . (tree)", "read src (tree)"},
+		"docker build --build-context=base=docker-image://alpine src": {"read src (tree)"},
+		"docker --tlskey key.pem ps":                                  {"read key.pem"},
+		"podman --out out.txt --identity id_ed25519 ps":               {"read id_ed25519", "write out.txt"},
 	} {
 		if got := paths(src); !slices.Equal(got, want) {
 			t.Errorf("%q: paths %q, want %q", src, got, want)
+		}
+	}
+}
+
+// TestGlobalOptionValues: a program's global options that take a value
+// keep that value from being read as the subcommand, or from hiding the
+// command a runner starts.
+func TestGlobalOptionValues(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		sub  string
+	}{
+		{[]string{"systemctl", "-H", "host", "enable", "x"}, "enable"},
+		{[]string{"systemctl", "--root", "/", "enable", "x"}, "enable"},
+		{[]string{"systemctl", "--root=/", "enable", "x"}, "enable"},
+		{[]string{"npm", "--registry", "https://r", "publish"}, "publish"},
+		{[]string{"npm", "-w", "pkg", "publish"}, "publish"},
+		{[]string{"hg", "-R", "repo", "push"}, "push"},
+		{[]string{"docker", "-H", "tcp://h", "push", "img"}, "push"},
+		{[]string{"kubectl", "-n", "ns", "exec", "pod"}, "exec"},
+		{[]string{"nix", "--option", "k", "v", "run", "x"}, "run"},
+		{[]string{"git", "-C", "dir", "push"}, "push"},
+		// after the subcommand an option's value is not skipped for others
+		{[]string{"docker", "run", "-c", "512", "img"}, "run"},
+	} {
+		if _, sub := flagsOf(c.argv[0], c.argv); sub != c.sub {
+			t.Errorf("%q: subcommand %q, want %q", c.argv, sub, c.sub)
+		}
+	}
+	ws, home := world(t)
+	a := New(DefaultConfig())
+	for _, src := range []string{
+		"uv --directory d run sh -c 'rm -rf /x'",
+		"poetry -C d run sh -c 'rm -rf /x'",
+		"pnpm --dir d exec sh -c 'rm -rf /x'",
+		"uv --unknown-opt v run sh -c 'rm -rf /x'", // a value the table does not know
+		"uv $OPTS run sh -c 'rm -rf /x'",
+	} {
+		found := false
+		for _, c := range a.Analyze(src, Options{Workspace: ws, Home: home}).Commands {
+			found = found || c.Name == "rm"
+		}
+		if !found {
+			t.Errorf("%q: the command the runner starts was not analysed", src)
 		}
 	}
 }

@@ -115,16 +115,7 @@ func readsTree(name string, args []field) (tree, hidden bool) {
 		return hasOpt(args, 'r', "--recursive"), true
 	case "docker", "podman", "nerdctl", "buildah":
 		// a build sends its whole context directory to the builder
-		sub, ops := "", []field{}
-		for _, a := range args {
-			switch {
-			case strings.HasPrefix(a.text, "-"):
-			case sub == "":
-				sub = a.text
-			default:
-				ops = append(ops, a)
-			}
-		}
+		sub, ops := engineSub(name, args)
 		return building(sub, ops) || name == "buildah" && sub == "bud", true
 	case "git":
 		// git grep --no-index searches the files below, tracked or not;

@@ -341,6 +341,86 @@ ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a regist
 	not only_asking(c)
 }
 
+# A container engine named on the command line or in the environment
+# (docker -H/--host/--context, podman --url/--connection/--remote, nerdctl
+# --address, DOCKER_HOST …) may be on another machine: builds send their
+# context there, volumes and commands run there.
+ask contains {"rule": "ask.network", "message": sprintf("%s talks to the container engine its options or environment name (-H, --host, --context, --url, --connection, DOCKER_HOST …), which may be on another host; a person must approve network access", [c.name])} if {
+	some name, _ in remote_engine_options
+	name in input.present.names
+	some c in commands
+	c.name == name
+	remote_engine(c)
+}
+
+remote_engine_options := {
+	"docker": ["-H", "--host", "-c", "--context"],
+	"podman": ["--url", "-c", "--connection", "-r", "--remote"],
+	"nerdctl": ["-H", "--host", "-a", "--address"],
+}
+
+remote_engine_env := {"DOCKER_HOST", "DOCKER_CONTEXT", "CONTAINER_HOST", "CONTAINER_CONNECTION", "CONTAINERD_ADDRESS"}
+
+# an engine option before the subcommand (docker run -c is --cpu-shares)
+remote_engine(c) if {
+	xs := args(c)
+	some i, a in xs
+	option_named(a, remote_engine_options[c.name])
+	not after_subcommand(c, xs, i)
+}
+
+remote_engine(c) if {
+	some k, _ in c.env
+	k in remote_engine_env
+}
+
+remote_engine(_) if {
+	input.present.assigns
+	some a in input.assigns
+	a.name in remote_engine_env
+}
+
+after_subcommand(c, xs, i) if {
+	some j, x in xs
+	j < i
+	x == subcommand(c)
+}
+
+# A build given the SSH agent (docker build --ssh default, --ssh ID or
+# ID=SOCKET) can sign in anywhere with the agent's keys; key files named
+# with --ssh ID=FILE are reads the parser reports. Only outside the
+# sandbox: the box holds neither the agent's socket nor the engine's.
+ask contains {"rule": "ask.network", "message": sprintf("%s --ssh %s hands the SSH agent to the build, which can sign in to other hosts with its keys; a person must approve", [c.name, v])} if {
+	input.sandboxed == false
+	some name in {"docker", "podman", "buildah", "nerdctl"}
+	name in input.present.names
+	some c in commands
+	c.name == name
+	xs := args(c)
+	some i, a in xs
+	v := ssh_option_value(xs, i, a)
+	ssh_agent_spec(v)
+}
+
+ssh_option_value(xs, i, "--ssh") := xs[i + 1]
+
+ssh_option_value(_, _, a) := substring(a, 6, -1) if startswith(a, "--ssh=")
+
+ssh_agent_spec(v) if not contains(split(v, ",")[0], "=")
+
+ssh_agent_spec(v) if endswith(split(v, ",")[0], "=") # ID=$SSH_AUTH_SOCK, unset here
+
+ssh_agent_spec(v) if {
+	path := split(split(v, ",")[0], "=")[1]
+	agent_socket(path)
+}
+
+agent_socket(path) if contains(lower(path), "agent")
+
+agent_socket(path) if endswith(path, ".sock")
+
+agent_socket(path) if contains(path, "$") # a value not known here
+
 # --help, --version and --dry-run ask nothing of the network
 only_asking(c) if long_flag(c, "--dry-run")
 

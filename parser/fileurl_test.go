@@ -35,7 +35,7 @@ func TestFileURLPath(t *testing.T) {
 }
 
 // TestCurlFileURLs: curl reads the files its file: URLs name, and writes
-// them when it uploads (-T).
+// them when it uploads (-T); other programs that take paths read them too.
 func TestCurlFileURLs(t *testing.T) {
 	ws, home := world(t)
 	a := New(DefaultConfig())
@@ -54,6 +54,9 @@ func TestCurlFileURLs(t *testing.T) {
 		"curl --url file:///etc/hostname -o copy":       {"read /etc/hostname", "write copy"},
 		"curl -T notes.txt file:///tmp/notes.txt":       {"read notes.txt", "write /tmp/notes.txt"},
 		"curl https://example.com/file:///etc/hostname": nil,
+		"lynx -dump file:///etc/hostname":               {"read /etc/hostname"},
+		"xmllint --noout FILE://localhost/etc/hostname": {"read /etc/hostname"},
+		"echo file:///etc/hostname":                     nil,
 	} {
 		if got := paths(src); !slices.Equal(got, want) {
 			t.Errorf("%q: paths %q, want %q", src, got, want)

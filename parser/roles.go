@@ -272,6 +272,14 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 	if inPlace && role == "read" {
 		role = "write"
 	}
+	if role != "data" && name != "curl" {
+		// browsers, xmllint, ffmpeg … open file: URLs (curl's are its own)
+		for _, o := range operands {
+			if p, ok := fileURLPath(o, false); ok {
+				out = append(out, operand{p, "read"})
+			}
+		}
+	}
 	switch role {
 	case "data":
 	case "copy", "move", "link", "archive":

@@ -245,6 +245,14 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 			return nil, err
 		}
 	}
+	if len(argv) > 0 && !argv[0].dynamic {
+		// a PATH the script set may put another program behind the name
+		if prog, unknown := r.pathProgram(argv[0].text, st, env, cwd); unknown {
+			argv = append([]field{{text: argv[0].text, pattern: argv[0].text, dynamic: true}}, argv[1:]...)
+		} else if prog != "" {
+			argv = append([]field{{text: prog, pattern: prog}}, argv[1:]...)
+		}
+	}
 	cmd := Command{Argv: make([]string, len(argv)), Wrappers: wrappers, Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from, stdinIdx: in.fromIdx}
 	if cmd.Wrappers == nil {
 		cmd.Wrappers = []string{}

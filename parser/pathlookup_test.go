@@ -1,0 +1,56 @@
+package parser
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPathProgram: a bare name runs the program a PATH the script set puts
+// first; names the system's directories hold, builtins, functions and a
+// PATH the script did not touch stay as they are; a PATH not known here
+// makes the name unknown.
+func TestPathProgram(t *testing.T) {
+	ws, home := world(t)
+	if err := os.WriteFile(filepath.Join(ws, "build", "tool"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := New(DefaultConfig())
+	env := map[string]string{"PATH": "/usr/local/bin:/usr/bin:/bin"}
+	// first: argv[0] of the first command named like want
+	first := func(src, want string) (string, bool) {
+		f := a.Analyze(src, Options{Workspace: ws, Home: home, Environ: env, EnvKnown: true})
+		dyn := false
+		for _, d := range f.Dynamic {
+			dyn = dyn || d.Kind == "command_name"
+		}
+		for _, c := range f.Commands {
+			if len(c.Argv) > 0 && filepath.Base(c.Argv[0]) == filepath.Base(want) {
+				return strings.TrimPrefix(c.Argv[0], ws+"/"), dyn
+			}
+		}
+		return "", dyn
+	}
+	for src, want := range map[string]string{
+		"PATH=build:$PATH tool":                               "build/tool",
+		"export PATH=$PWD/build:$PATH; tool -x":               "build/tool",
+		"env PATH=./build:$PATH tool":                         "build/tool",
+		"ln -s /usr/bin/curl build/ls && PATH=build:$PATH ls": "build/ls", // made by the script
+		"cd src && PATH=../build:$PATH tool":                  "build/tool",
+		"PATH=build:$PATH sh -c true":                         "sh", // the system's, found first
+		"PATH=build:$PATH cd src":                             "cd",
+		"tool() { :; }; PATH=build:$PATH tool":                "tool",
+		"PATH=$PATH:build ls":                                 "ls",
+		"tool":                                                "tool",
+	} {
+		if got, dyn := first(src, want); got != want || dyn {
+			t.Errorf("%q: runs %q (unknown %v), want %q", src, got, dyn, want)
+		}
+	}
+	for _, src := range []string{"PATH=$X:$PATH ls", "read p; PATH=$p ls"} {
+		if _, dyn := first(src, "ls"); !dyn {
+			t.Errorf("%q: a PATH not known here should make the name unknown", src)
+		}
+	}
+}

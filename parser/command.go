@@ -2859,6 +2859,15 @@ func (r *run) gitOptions(idx int, sub string, rest []field, st *state, sc scope)
 		}
 		return ops
 	}
+	if sub == "remote-ext" {
+		// git remote-ext NAME 'CMD ARGS': the transport helper runs CMD
+		// (as ext:: URLs do); % escapes aside, its words are a command line
+		if ops := fileOperands(nil); len(ops) >= 2 {
+			if err := r.scriptArg(idx, ops[1], st, sc); err != nil {
+				return err
+			}
+		}
+	}
 	switch {
 	case sub == "diff" && hasText(rest, "--no-index"):
 		for _, o := range fileOperands(map[string]bool{"-U": true, "--unified": true, "-S": true, "-G": true, "-O": true}) {

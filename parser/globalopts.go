@@ -42,7 +42,9 @@ var globalValueOpts = map[string]map[string]bool{
 	"rye":        optSet("--env-file"),
 	"micromamba": optSet("-r", "--root-prefix", "--rc-file"),
 	"bundle":     optSet("-r", "--retry"),
-	"nix":        optSet("--extra-experimental-features", "--experimental-features", "--log-format", "--store", "-I", "--include"),
+	"aws": optSet("--profile", "--region", "--output", "--endpoint-url", "--query", "--ca-bundle", "--cli-read-timeout",
+		"--cli-connect-timeout", "--color", "--cli-binary-format"),
+	"nix": optSet("--extra-experimental-features", "--experimental-features", "--log-format", "--store", "-I", "--include"),
 }
 
 func optSet(items ...string) map[string]bool {

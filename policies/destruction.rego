@@ -20,10 +20,20 @@ deny contains {"rule": "destroy.workspace_root", "message": sprintf("refusing to
 	p.zone == "workspace_root"
 }
 
-deny contains {"rule": "destroy.disk", "message": sprintf("%s formats or repartitions disks; this is never allowed from an agent", [c.name])} if {
+deny contains {"rule": "destroy.disk", "message": sprintf("%s formats, repartitions or rewrites disks, firmware or boot entries; this is never allowed from an agent", [c.name])} if {
 	"disk" in input.present.groups
 	some c in commands
 	in_group(c.name, "disk")
+}
+
+# a block or character device node made anywhere gives raw access to the
+# device it names (mknod disk b 8 0 && dd of=disk); FIFOs (p) are fine
+deny contains {"rule": "destroy.disk", "message": sprintf("%s makes a device node, raw access to a disk or device; this is never allowed from an agent", [concat(" ", c.argv)])} if {
+	"mknod" in input.present.names
+	some c in commands
+	c.name == "mknod"
+	some a in args(c)
+	a in {"b", "c", "u"}
 }
 
 deny contains {"rule": "destroy.device_write", "message": sprintf("writing to the device %s destroys data; write to a file in the workspace instead", [p.raw])} if {

@@ -308,3 +308,13 @@ test_destroy_kill_all_signal_numbers_are_not_targets if {
 		not "destroy.kill_all" in rules(exec_call(concat(" ", argv), [cmd(argv)], []))
 	}
 }
+
+# ---- device nodes, firmware, boot entries (red-team, session 10) ----
+
+test_destroy_disk_device_nodes_and_firmware if {
+	"destroy.disk" in rules(simple_call(["mknod", "disk", "b", "8", "0"]))
+	"destroy.disk" in rules(simple_call(["mknod", "-m", "666", "tty9", "c", "4", "9"]))
+	not "destroy.disk" in rules(simple_call(["mknod", "pipe", "p"]))
+	"destroy.disk" in rules(simple_call(["flashrom", "-p", "internal", "-w", "x.rom"]))
+	"destroy.disk" in rules(simple_call(["efibootmgr", "-B", "-b", "0"]))
+}

@@ -81,7 +81,51 @@ credential_dump(c) if {
 	secret_store_read(args(c), {"get"}, {})
 }
 
-credential_dump(c) if c.name == "kwallet-query"
+credential_dump(c) if c.name in {"kwallet-query", "kwalletcli"}
+
+credential_dump(c) if {
+	c.name == "rbw"
+	secret_store_read(args(c), {"get", "code"}, {})
+}
+
+credential_dump(c) if {
+	c.name == "keepassxc-cli"
+	secret_store_read(args(c), {"show", "export", "attachment-export"}, {})
+}
+
+credential_dump(c) if {
+	c.name == "heroku"
+	some a in args(c)
+	a in {"auth:token", "authorizations:create"}
+}
+
+credential_dump(c) if {
+	c.name in {"fly", "flyctl"}
+	secret_store_read(args(c), {}, {"auth": {"token"}, "tokens": {"create"}})
+}
+
+credential_dump(c) if {
+	c.name == "consul"
+	secret_store_read(args(c), {}, {"kv": {"get", "export"}, "acl": {"token"}})
+}
+
+credential_dump(c) if {
+	c.name == "etcdctl"
+	secret_store_read(args(c), {"get"}, {})
+}
+
+# cloud command lines printing an access token
+credential_dump(c) if {
+	c.name == "gcloud"
+	some a in args(c)
+	a in {"print-access-token", "print-identity-token", "config-helper"}
+}
+
+credential_dump(c) if {
+	c.name == "az"
+	some a in args(c)
+	a == "get-access-token"
+}
 
 # secret_store_read: the first plain argument is one of subs, or it and the
 # next are a pair in pairs
@@ -107,13 +151,31 @@ credential_dump(c) if {
 	c.name == "kubectl"
 	"config" in args(c)
 	"view" in args(c)
-	long_flag(c, "--raw")
+	some f in ["--raw", "--flatten"] # --flatten embeds the keys' data
+	long_flag(c, f)
 }
 
 credential_dump(c) if {
 	c.name == "aws"
-	args(c)[0] == "configure"
-	args(c)[1] in {"get", "export-credentials"}
+	some i, a in args(c) # after global options: aws --profile p configure get
+	a == "configure"
+	args(c)[i + 1] in {"get", "export-credentials"}
+}
+
+credential_dump(c) if {
+	c.name == "gh"
+	some i, a in args(c)
+	a == "config"
+	args(c)[i + 1] == "get"
+	some t in args(c)
+	contains(t, "token")
+}
+
+credential_dump(c) if {
+	c.name == "gh"
+	some i, a in args(c)
+	a == "auth"
+	args(c)[i + 1] == "git-credential"
 }
 
 credential_dump(c) if {

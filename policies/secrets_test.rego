@@ -166,3 +166,28 @@ test_secrets_credentials_store_listings_allowed if {
 		not "secrets.credentials" in rules(simple_call(argv))
 	}
 }
+
+# ---- more stores and command lines printing credentials (red-team, session 10) ----
+
+test_secrets_credentials_more_printers if {
+	every argv in [
+		["rbw", "get", "github"],
+		["keepassxc-cli", "show", "-s", "db.kdbx", "github"],
+		["kwalletcli", "-f", "x", "-e", "y"],
+		["heroku", "auth:token"],
+		["fly", "auth", "token"],
+		["consul", "kv", "get", "-recurse"],
+		["etcdctl", "get", "--prefix", ""],
+		["gcloud", "auth", "print-access-token"],
+		["az", "account", "get-access-token"],
+		["kubectl", "config", "view", "--flatten"],
+		["aws", "--profile", "default", "configure", "get", "aws_secret_access_key"],
+		["gh", "config", "get", "-h", "github.com", "oauth_token"],
+		["gh", "auth", "git-credential", "get"],
+	] {
+		"secrets.credentials" in rules(simple_call(argv))
+	}
+	every argv in [["gcloud", "config", "list"], ["kubectl", "config", "view"], ["consul", "members"], ["fly", "deploy"], ["gh", "config", "get", "editor"]] {
+		not "secrets.credentials" in rules(simple_call(argv))
+	}
+}

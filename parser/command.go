@@ -3071,30 +3071,12 @@ func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin)
 			}
 			continue
 		}
-		for _, cmd := range strings.FieldsFunc(s.text, func(c rune) bool { return c == ';' || c == '\n' }) {
-			c := strings.TrimSpace(cmd)
-			// drop an address: numbers, $, /re/, ranges, !
-			for len(c) > 0 {
-				switch {
-				case c[0] >= '0' && c[0] <= '9', c[0] == '$', c[0] == ',', c[0] == '!', c[0] == ' ', c[0] == '~', c[0] == '+':
-					c = c[1:]
-					continue
-				case c[0] == '/':
-					if end := strings.IndexByte(c[1:], '/'); end >= 0 {
-						c = c[end+2:]
-						continue
-					}
-				}
-				break
-			}
-			c = strings.TrimLeft(c, "{ ")
-			if c == "" {
-				continue
-			}
+		for _, c := range sedCommands(s.text) {
 			switch c[0] {
 			case 'r', 'R', 'w', 'W':
-				if len(c) > 1 && (c[1] == ' ' || c[1] == '\t') {
-					file := strings.TrimSpace(c[2:])
+				// the file name follows, blanks before it optional (1w/x)
+				if len(c) > 1 {
+					file := strings.TrimSpace(c[1:])
 					access := "read"
 					if c[0] == 'w' || c[0] == 'W' {
 						access = "write"
@@ -3104,9 +3086,8 @@ func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin)
 					}
 				}
 			case 'e':
-				if len(c) == 1 || c[1] == ' ' {
-					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed e " + c, Cmd: idx})
-				}
+				// e runs the pattern space, eCMD or e CMD runs CMD
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed " + c, Cmd: idx})
 			case 's':
 				if len(c) < 2 {
 					continue
@@ -3136,6 +3117,66 @@ func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin)
 			}
 		}
 	}
+}
+
+// sedCommands splits a sed script into its commands, addresses dropped:
+// at ";" and newlines, except that a, i and c take the rest of their line
+// as text, and the lines after one ending in a backslash too.
+func sedCommands(script string) []string {
+	var out []string
+	inText := false
+	for _, line := range strings.Split(script, "\n") {
+		if inText {
+			inText = strings.HasSuffix(line, "\\")
+			continue
+		}
+		for _, part := range strings.Split(line, ";") {
+			c := strings.TrimLeft(sedSkipAddress(strings.TrimSpace(part)), "{ \t")
+			if c == "" {
+				continue
+			}
+			if c[0] == 'a' || c[0] == 'i' || c[0] == 'c' {
+				inText = strings.HasSuffix(line, "\\")
+				break // the rest of the line is its text
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sedSkipAddress drops a sed command's address: line numbers, $, first~step,
+// addr,+N, /re/ and \cREc (escaped delimiters inside), the I and M flags
+// after a regex, ranges, and !.
+func sedSkipAddress(c string) string {
+	for len(c) > 0 {
+		switch ch := c[0]; {
+		case ch >= '0' && ch <= '9', ch == '$', ch == ',', ch == '!', ch == ' ', ch == '\t', ch == '~', ch == '+':
+			c = c[1:]
+			continue
+		case ch == '/' || ch == '\\' && len(c) > 1:
+			delim, i := byte('/'), 1
+			if ch == '\\' {
+				delim, i = c[1], 2
+			}
+			for i < len(c) && c[i] != delim {
+				if c[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(c) {
+				return "" // an unterminated regex: no command to read
+			}
+			c = c[i+1:]
+			for len(c) > 0 && (c[0] == 'I' || c[0] == 'M') {
+				c = c[1:]
+			}
+			continue
+		}
+		break
+	}
+	return c
 }
 
 // container handles docker/podman arguments that are host paths: bind

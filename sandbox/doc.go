@@ -43,7 +43,10 @@
 // read-only, and a seccomp filter refuses keyrings, set-ID modes, io_uring,
 // openat2, bpf, perf_event_open and userfaultfd (the filter applies to every
 // box). Descriptors toolgate inherited are closed on exec. After a command,
-// git state it planted is moved aside and the result says so (git.go).
+// git state it planted is moved aside and the result says so (git.go), and
+// so is a change to the agent's configuration in the workspace (Claude Code
+// settings and hooks, .mcp.json), whose previous content is written back
+// (agentcfg.go).
 //
 // Not covered: a box that is host root can still use the file system's
 // blocks reserved for root and sees root-readable files under /usr; the

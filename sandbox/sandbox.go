@@ -634,7 +634,7 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	cmd.WaitDelay = 2 * time.Second
 
-	gitBefore := s.snapshotGit()
+	gitBefore, cfgBefore := s.snapshotGit(), s.snapshotAgentConfig()
 	start := time.Now()
 	err = cmd.Start()
 	infoW.Close()
@@ -727,7 +727,7 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	}
 	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
 	res.ExitCode = exitCode(cmd.ProcessState, werr)
-	res.Notes = s.checkGit(gitBefore)
+	res.Notes = append(s.checkGit(gitBefore), s.checkAgentConfig(cfgBefore)...)
 	if ctx.Err() != nil && !res.TimedOut {
 		return res, fmt.Errorf("command stopped: %w", ctx.Err())
 	}

@@ -743,3 +743,46 @@ func TestOwnFilesInTheWorkspace(t *testing.T) {
 		t.Errorf("the key changed on the host: %q, %v", b, err)
 	}
 }
+
+// TestPlantedAgentConfigIsUndone: a command in the box that writes the
+// agent's config (Claude Code settings and hooks, .mcp.json) has the change
+// moved aside and the previous content written back; other files under
+// .claude are left alone.
+func TestPlantedAgentConfigIsUndone(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	claude := filepath.Join(w.ws, ".claude")
+	if err := os.MkdirAll(claude, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(claude, "settings.json")
+	if err := os.WriteFile(settings, []byte(`{"model":"x"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, `echo '{"hooks":{"PreToolUse":[]}}' > .claude/settings.json && echo '{"mcpServers":{}}' > .mcp.json && mkdir -p .claude/commands && echo hi > .claude/commands/x.md`)
+	if len(res.Notes) != 2 {
+		t.Fatalf("want two notes, got %q", res.Notes)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != `{"model":"x"}` {
+		t.Errorf("settings.json not restored: %q", b)
+	}
+	if exists(filepath.Join(w.ws, ".mcp.json")) {
+		t.Error(".mcp.json planted by the box is still in place")
+	}
+	if !exists(filepath.Join(claude, "commands", "x.md")) {
+		t.Error("an unrelated file under .claude was touched")
+	}
+	// A .claude directory swapped for a link elsewhere is moved aside and
+	// made again with the saved settings.
+	res = run(t, s, `mkdir other && mv .claude old && ln -s other .claude && echo x > other/settings.json`)
+	if fi, err := os.Lstat(claude); err != nil || !fi.IsDir() {
+		t.Fatalf(".claude not made again: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != `{"model":"x"}` {
+		t.Errorf("settings.json not restored after the swap: %q (%q)", b, res.Notes)
+	}
+	// Ordinary work leaves no note.
+	if res = run(t, s, "echo ok > notes.txt"); len(res.Notes) != 0 {
+		t.Errorf("ordinary command: %q", res.Notes)
+	}
+}

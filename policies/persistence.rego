@@ -224,7 +224,28 @@ deny contains {"rule": "persist.git_config", "message": sprintf("git %s makes gi
 	c.name == "git"
 	some f in ["--git-dir", "--exec-path", "--config-env", "--template", "--separate-git-dir"]
 	long_flag(c, f)
+	not git_query_option(c, f)
 }
+
+# git rev-parse --git-dir prints where the repository is, and a bare
+# git --exec-path prints git's program directory: they set nothing
+git_query_option(c, "--git-dir") if {
+	subcommand(c) == "rev-parse"
+	xs := args(c)
+	every i, a in xs {
+		rev_parse_query(c, xs, i, a)
+	}
+}
+
+git_query_option(c, "--exec-path") if {
+	every a in args(c) {
+		not startswith(a, "--exec-path=")
+	}
+}
+
+rev_parse_query(_, _, _, a) if split(a, "=")[0] != "--git-dir"
+
+rev_parse_query(c, xs, i, _) if after_subcommand(c, xs, i)
 
 # writes into .git by anything but git itself (hooks, config, modules, worktrees)
 deny contains {"rule": "persist.git_hooks", "message": sprintf("%s writes %s inside .git; git reads hooks and configuration from there — edit project files instead", [who(p), p.raw])} if {

@@ -444,3 +444,13 @@ test_persist_git_config_one_operand_that_changes if {
 		"persist.git_config" in rules(exec_call("git config …", [git(argv)], []))
 	}
 }
+
+# git rev-parse --git-dir and a bare git --exec-path only print (session 10)
+test_persist_git_config_queries_allowed if {
+	not "persist.git_config" in rules(simple_call(["git", "rev-parse", "--git-dir"]))
+	not "persist.git_config" in rules(simple_call(["git", "rev-parse", "--show-toplevel", "--git-dir"]))
+	not "persist.git_config" in rules(simple_call(["git", "--exec-path"]))
+	"persist.git_config" in rules(simple_call(["git", "--git-dir=/tmp/x/.git", "rev-parse", "HEAD"]))
+	"persist.git_config" in rules(simple_call(["git", "--exec-path=/tmp/x", "status"]))
+	"persist.git_config" in rules(simple_call(["git", "--git-dir", "/tmp/x/.git", "log"]))
+}

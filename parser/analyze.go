@@ -1534,8 +1534,16 @@ func (e env) Get(name string) expand.Variable {
 		return str(v)
 	}
 	if user, ok := strings.CutPrefix(name, "HOME "); ok {
-		if user == "root" {
+		switch user {
+		case "root":
 			return str("/root")
+		case "+": // ~+ is the working directory
+			if e.st.cwd != "" {
+				return str(e.st.cwd)
+			}
+			return expand.Variable{}
+		case "-": // ~- is the previous one, not tracked here
+			return expand.Variable{}
 		}
 		return str("/home/" + user)
 	}

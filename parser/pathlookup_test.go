@@ -54,3 +54,17 @@ func TestPathProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestTildePlus: ~+ is the working directory (bash), not a user's home.
+func TestTildePlus(t *testing.T) {
+	ws, home := world(t)
+	a := New(DefaultConfig())
+	f := a.Analyze("cd src && cat ~+/main.go", Options{Workspace: ws, Home: home})
+	found := false
+	for _, p := range f.Paths {
+		found = found || p.Access == "read" && p.Real == filepath.Join(ws, "src", "main.go")
+	}
+	if !found {
+		t.Errorf("~+/main.go after cd src is not src/main.go: %+v", f.Paths)
+	}
+}

@@ -1542,8 +1542,13 @@ func (e env) Get(name string) expand.Variable {
 				return str(e.st.cwd)
 			}
 			return expand.Variable{}
-		case "-": // ~- is the previous one, not tracked here
-			return expand.Variable{}
+		case "-": // ~- is the previous one ($OLDPWD)
+			if v, ok := e.st.vars["OLDPWD"]; ok && !e.st.wild["OLDPWD"] {
+				return str(v)
+			}
+			// not known here: a path nobody may assume is inside the
+			// workspace (judged as outside it)
+			return str("/home/-")
 		}
 		return str("/home/" + user)
 	}

@@ -240,8 +240,8 @@ func (r *run) tilde(s string) string {
 		home = r.opts.Home
 	case "root":
 		home = "/root"
-	case "+", "-":
-		return s // the working directories: not a home
+	case "+":
+		return s // the working directory: not a home
 	default:
 		home = "/home/" + user
 	}

@@ -28,6 +28,9 @@ const (
 	// SearchMaxResultsCap is the largest max_results the search schema
 	// accepts.
 	SearchMaxResultsCap = 1000
+	// MaxLineNumber bounds read_file's offset and limit: a larger number
+	// (thousands of digits pass JSON) would only fail later, when run.
+	MaxLineNumber = 1 << 31
 )
 
 // Tool is the definition of one tool: what the model sees and what a
@@ -122,11 +125,13 @@ var builtins = []Tool{
 			param{name: "offset", schema: map[string]any{
 				"type":        "integer",
 				"minimum":     1,
+				"maximum":     MaxLineNumber,
 				"description": "First line to return, counting from 1. Omit it to start at the first line.",
 			}},
 			param{name: "limit", schema: map[string]any{
 				"type":        "integer",
 				"minimum":     1,
+				"maximum":     MaxLineNumber,
 				"description": "Largest number of lines to return. Omit it to read to the end of the file.",
 			}},
 		),

@@ -40,6 +40,8 @@ var argCases = []argCase{
 	{"read_file", "extra property", `{"path":"a","encoding":"utf-8"}`, "additionalProperties"},
 	{"read_file", "offset a string", `{"path":"a","offset":"10"}`, "type"},
 	{"read_file", "offset a fraction", `{"path":"a","offset":1.5}`, "type"},
+	{"read_file", "offset past the largest line number", `{"path":"a","offset":99999999999999999999999999999999}`, "maximum"},
+	{"read_file", "limit past the largest line number", `{"path":"a","limit":2147483649}`, "maximum"},
 	{"read_file", "offset zero", `{"path":"a","offset":0}`, "minimum"},
 	{"read_file", "limit zero", `{"path":"a","limit":0}`, "minimum"},
 	{"read_file", "empty path", `{"path":""}`, "minLength"},
@@ -582,7 +584,7 @@ func TestMarkdownTypes(t *testing.T) {
 	want := map[string]string{
 		"exec.command":       "string, non-empty",
 		"exec.working_dir":   "string or null",
-		"read_file.offset":   "integer, at least 1",
+		"read_file.offset":   "integer, 1 to 2147483648",
 		"search.max_results": "integer, 1 to 1000",
 		"write_file.content": "string",
 	}

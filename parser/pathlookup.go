@@ -33,10 +33,10 @@ func (r *run) pathProgram(name string, st *state, env map[string]string, cwd str
 	}
 	val, set := env["PATH"]
 	if !set {
-		if st.wild["PATH"] {
-			return "", true
-		}
 		val, set = st.vars["PATH"]
+		if !set && st.gone["PATH"] || st.wild["PATH"] {
+			return "", true // set or unset by the script to a value not known here
+		}
 	}
 	if !set {
 		return "", false

@@ -48,7 +48,7 @@ func TestPathProgram(t *testing.T) {
 			t.Errorf("%q: runs %q (unknown %v), want %q", src, got, dyn, want)
 		}
 	}
-	for _, src := range []string{"PATH=$X:$PATH ls", "read p; PATH=$p ls"} {
+	for _, src := range []string{"PATH=$X:$PATH ls", "read p; PATH=$p ls", "PATH=$(cat p); ls", "PATH=$X:$PATH; ls", "PATH+=\":$X\"; ls"} {
 		if _, dyn := first(src, "ls"); !dyn {
 			t.Errorf("%q: a PATH not known here should make the name unknown", src)
 		}

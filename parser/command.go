@@ -2575,7 +2575,13 @@ func (r *run) scriptArg(idx int, f field, st *state, sc scope) error {
 // the verb runs with the same arguments.
 func (r *run) runsSub(idx int, name string, args []field, st, local *state, sc scope, in stdin) (bool, error) {
 	verbs := map[string]bool{"run": true, "exec": true, "x": name == "bun" || name == "pnpm"}
-	k := verbAt(name, args, verbs)
+	k, dyn := verbAt(name, args, verbs)
+	if (k >= len(args) || !verbs[args[k].text]) && dyn >= 0 && dyn+1 < len(args) {
+		// a word not known here may be the verb ("uv $V sh -c …"): what
+		// follows it is judged as the command it would run
+		_, err := r.simple(args[dyn+1:], local, sc, in, map[string]string{}, nil, []string{name + " " + args[dyn].text})
+		return true, err
+	}
 	if k >= len(args) || !verbs[args[k].text] || name == "cargo" || name == "yarn" && args[k].text == "run" || name == "pnpm" && args[k].text == "run" || name == "bun" && args[k].text == "run" || name == "deno" && args[k].text == "run" {
 		return false, nil // package.json scripts and cargo run build the project's own code
 	}
@@ -2607,26 +2613,33 @@ func (r *run) runsSub(idx int, name string, args []field, st, local *state, sc s
 // values, that is not an option. Where that word is not one of verbs, it
 // may be the value of an option the table does not know (or a word whose
 // expansion is unknown): it is passed over, so "uv --opt v run CMD" still
-// finds run and CMD is judged.
-func verbAt(name string, args []field, verbs map[string]bool) int {
-	k := 0
+// finds run and CMD is judged. dyn is the first word passed over whose
+// expansion is unknown (it may be the verb itself), -1 when none.
+func verbAt(name string, args []field, verbs map[string]bool) (k, dyn int) {
+	dyn = -1
 	for k < len(args) {
 		t := args[k].text
 		switch {
 		case t == "--":
-			return k
+			return k, dyn
 		case strings.HasPrefix(t, "-") && !args[k].dynamic:
 			k += 1 + globalValueWords(name, t)
 			continue
 		case verbs[t] && !args[k].dynamic:
-			return k
-		case args[k].dynamic, k > 0 && optionMayTakeValue(args[k-1].text):
+			return k, dyn
+		case args[k].dynamic:
+			if dyn < 0 {
+				dyn = k
+			}
+			k++
+			continue
+		case k > 0 && optionMayTakeValue(args[k-1].text):
 			k++
 			continue
 		}
-		return k
+		return k, dyn
 	}
-	return k
+	return k, dyn
 }
 
 // optionMayTakeValue: an option word without "=" (its value, if it takes

@@ -87,6 +87,7 @@ func TestGlobalOptionValues(t *testing.T) {
 		"pnpm --dir d exec sh -c 'rm -rf /x'",
 		"uv --unknown-opt v run sh -c 'rm -rf /x'", // a value the table does not know
 		"uv $OPTS run sh -c 'rm -rf /x'",
+		"uv $V sh -c 'rm -rf /x'", // the unknown word may be the verb itself
 	} {
 		found := false
 		for _, c := range a.Analyze(src, Options{Workspace: ws, Home: home}).Commands {

@@ -10,23 +10,7 @@ import (
 // context a tree read, its exported output a write; build options that
 // take a value are skipped for builds only.
 func TestContainerBuildPaths(t *testing.T) {
-	ws, home := world(t)
-	a := New(DefaultConfig())
-	paths := func(src string) []string {
-		var out []string
-		for _, p := range a.Analyze(src, Options{Workspace: ws, Home: home}).Paths {
-			if p.Access == "cwd" {
-				continue
-			}
-			k := p.Access + " " + strings.TrimPrefix(p.Raw, ws+"/")
-			if p.Tree {
-				k += " (tree)"
-			}
-			out = append(out, k)
-		}
-		slices.Sort(out)
-		return out
-	}
+	paths := pathKeys(t)
 	for src, want := range map[string][]string{
 		"docker build --secret id=k,src=key.pem -t app .":            {"read . (tree)", "read key.pem"},
 		"docker build --secret=id=k,source=key.pem .":                {"read . (tree)", "read key.pem"},
@@ -51,6 +35,30 @@ func TestContainerBuildPaths(t *testing.T) {
 		if got := paths(src); !slices.Equal(got, want) {
 			t.Errorf("%q: paths %q, want %q", src, got, want)
 		}
+	}
+}
+
+// pathKeys returns a function listing the paths a command line names in a
+// fresh world, as sorted "ACCESS RAW" (RAW relative to the workspace,
+// " (tree)" for a whole-tree read), the working directory and uploads left
+// out.
+func pathKeys(t *testing.T) func(src string) []string {
+	ws, home := world(t)
+	a := New(DefaultConfig())
+	return func(src string) []string {
+		var out []string
+		for _, p := range a.Analyze(src, Options{Workspace: ws, Home: home}).Paths {
+			if p.Access == "cwd" || p.Access == "upload" {
+				continue
+			}
+			k := p.Access + " " + strings.TrimPrefix(p.Raw, ws+"/")
+			if p.Tree {
+				k += " (tree)"
+			}
+			out = append(out, k)
+		}
+		slices.Sort(out)
+		return out
 	}
 }
 

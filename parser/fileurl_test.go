@@ -2,7 +2,6 @@ package parser
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -37,18 +36,7 @@ func TestFileURLPath(t *testing.T) {
 // TestCurlFileURLs: curl reads the files its file: URLs name, and writes
 // them when it uploads (-T); other programs that take paths read them too.
 func TestCurlFileURLs(t *testing.T) {
-	ws, home := world(t)
-	a := New(DefaultConfig())
-	paths := func(src string) []string {
-		var out []string
-		for _, p := range a.Analyze(src, Options{Workspace: ws, Home: home}).Paths {
-			if p.Access != "cwd" && p.Access != "upload" {
-				out = append(out, p.Access+" "+strings.TrimPrefix(p.Raw, ws+"/"))
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
+	paths := pathKeys(t)
 	for src, want := range map[string][]string{
 		"curl file:///etc/hostname":                     {"read /etc/hostname"},
 		"curl --url file:///etc/hostname -o copy":       {"read /etc/hostname", "write copy"},

@@ -59,25 +59,25 @@ func (r *run) pathProgram(name string, st *state, env map[string]string, cwd str
 			d = path.Join(cwd, d)
 		}
 		cand := path.Join(d, name)
+		if r.mayWrite(cand) {
+			return cand, false // put there by the script, wherever that is
+		}
 		if systemBinDirs[d] || trusted[d] {
 			if _, err := os.Stat(cand); err == nil {
 				return "", false // the program the name means
 			}
 			continue
 		}
-		if r.mayHold(cand) {
+		if _, err := os.Lstat(cand); err == nil {
 			return cand, false
 		}
 	}
 	return "", false
 }
 
-// mayHold says whether p exists, or may once the script's earlier commands
-// ran: it, or a directory above it, was written (or is unknown) earlier.
-func (r *run) mayHold(p string) bool {
-	if _, err := os.Lstat(p); err == nil {
-		return true
-	}
+// mayWrite says whether p may have been made by the script's earlier
+// commands: it, or a directory above it, was written (or is unknown).
+func (r *run) mayWrite(p string) bool {
 	if _, ok := r.written[p]; ok || r.opaqueFile(p) {
 		return true
 	}

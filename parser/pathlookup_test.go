@@ -48,6 +48,12 @@ func TestPathProgram(t *testing.T) {
 			t.Errorf("%q: runs %q (unknown %v), want %q", src, got, dyn, want)
 		}
 	}
+	// a directory of the environment's PATH holds what the script put there
+	envWS := map[string]string{"PATH": ws + "/tools:/usr/bin:/bin"}
+	f := a.Analyze("mkdir -p tools && cp /usr/bin/curl tools/git && PATH=$PATH:/opt git push", Options{Workspace: ws, Home: home, Environ: envWS, EnvKnown: true})
+	if c := f.Commands[len(f.Commands)-1]; c.Argv[0] != ws+"/tools/git" {
+		t.Errorf("a program written into a PATH directory runs as %q", c.Argv[0])
+	}
 	for _, src := range []string{"PATH=$X:$PATH ls", "read p; PATH=$p ls", "PATH=$(cat p); ls", "PATH=$X:$PATH; ls", "PATH+=\":$X\"; ls"} {
 		if _, dyn := first(src, "ls"); !dyn {
 			t.Errorf("%q: a PATH not known here should make the name unknown", src)

@@ -103,8 +103,14 @@ func BenchmarkDecideLine(b *testing.B) {
 // BenchmarkDecideCorpus decides every spelling of the attack corpus (about
 // 3,200 calls, three in four of them attacks, every tool), decoding
 // included and the decision cache off: the held-out mix a stream sees.
-// It reports the median and p99 latency per call.
+// It reports the median and p99 latency per call, with the policy run by
+// irvm (the default) and by OPA's topdown.
 func BenchmarkDecideCorpus(b *testing.B) {
+	b.Run("irvm", func(b *testing.B) { benchDecideCorpus(b, false) })
+	b.Run("topdown", func(b *testing.B) { benchDecideCorpus(b, true) })
+}
+
+func benchDecideCorpus(b *testing.B, topdown bool) {
 	cases, err := corpus.Load(corpusDir)
 	if err != nil {
 		b.Fatal(err)
@@ -113,7 +119,7 @@ func BenchmarkDecideCorpus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := gate.New(context.Background(), gate.Options{Workspace: ws, Home: home, NoCache: true})
+	g, err := gate.New(context.Background(), gate.Options{Workspace: ws, Home: home, NoCache: true, Topdown: topdown})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
 )
 
 // CheckInputEncoding compares inputValue with the JSON encoding of in.
@@ -91,3 +92,25 @@ var (
 	presentQuery rego.PreparedEvalQuery
 	presentErr   error
 )
+
+// DecideBoth analyses the call once and evaluates its input with irvm and
+// with topdown (a tracer that records nothing takes the topdown path). ok
+// is false when the call was refused before the policy was asked.
+func (g *Gate) DecideBoth(ctx context.Context, c Call) (vm, td Result, ok bool) {
+	if g.ev.vm == nil {
+		panic("DecideBoth: the gate has no irvm program")
+	}
+	g.decideUsing(ctx, c, func(in *Input) Result {
+		td = g.evaluate(ctx, c, in, silentTracer{})
+		vm = g.evaluate(ctx, c, in, nil)
+		ok = true
+		return vm
+	})
+	return vm, td, ok
+}
+
+type silentTracer struct{}
+
+func (silentTracer) Enabled() bool               { return false }
+func (silentTracer) TraceEvent(topdown.Event)    {}
+func (silentTracer) Config() topdown.TraceConfig { return topdown.TraceConfig{} }

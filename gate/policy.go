@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/toolgate/toolgate/internal/irvm"
 	"github.com/toolgate/toolgate/policies"
 )
 
@@ -350,8 +352,9 @@ func index(cfg map[string]any) (map[string]any, error) {
 	return idx, nil
 }
 
-// prepare compiles the policy once into a prepared query.
-func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
+// regoOptions are the query, data and modules for OPA, and the data
+// document as a value (for irvm).
+func (p *Policy) regoOptions() ([]func(*rego.Rego), ast.Value, error) {
 	data := deepCopy(p.Data)
 	tg, _ := data["toolgate"].(map[string]any)
 	if tg == nil {
@@ -360,9 +363,13 @@ func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
 	}
 	idx, err := index(p.Config())
 	if err != nil {
-		return rego.PreparedEvalQuery{}, err
+		return nil, nil, err
 	}
 	tg["index"] = idx
+	dv, err := ast.InterfaceToValue(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("policy data: %w", err)
+	}
 	opts := []func(*rego.Rego){
 		rego.Query(DecisionQuery),
 		rego.Store(inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true))),
@@ -378,11 +385,71 @@ func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
 			opts = append(opts, rego.Module(name, src))
 		}
 	}
+	return opts, dv, nil
+}
+
+// prepare compiles the policy once into a prepared query (OPA's topdown).
+func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
+	opts, _, err := p.regoOptions()
+	if err != nil {
+		return rego.PreparedEvalQuery{}, err
+	}
 	pq, err := rego.New(opts...).PrepareForEval(ctx)
 	if err != nil {
 		return rego.PreparedEvalQuery{}, fmt.Errorf("compiling policy: %w", err)
 	}
 	return pq, nil
+}
+
+// evaluator holds a compiled policy: OPA's plan of it run by irvm when
+// the plan allows, and topdown (prepared on first need, or at once when
+// there is no plan) for traced evaluations and as the fallback.
+type evaluator struct {
+	vm   *irvm.Program
+	data ast.Value
+	opts []func(*rego.Rego)
+
+	once sync.Once
+	pq   rego.PreparedEvalQuery
+	err  error
+}
+
+// compile prepares the policy's evaluator. With useVM the policy is
+// compiled and planned for irvm; a plan irvm cannot run (or useVM false)
+// leaves topdown.
+func (p *Policy) compile(ctx context.Context, useVM bool) (*evaluator, error) {
+	opts, dv, err := p.regoOptions()
+	if err != nil {
+		return nil, err
+	}
+	ev := &evaluator{data: dv, opts: opts}
+	if useVM {
+		vm, err := irvm.Prepare(ctx, opts...)
+		if err == nil {
+			ev.vm = vm
+			return ev, nil
+		}
+		var unsupported *irvm.UnsupportedError
+		if !errors.As(err, &unsupported) {
+			return nil, fmt.Errorf("compiling policy: %w", err)
+		}
+		// A plan irvm does not run: topdown does.
+	}
+	if _, err := ev.topdown(ctx); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// topdown returns the query prepared for OPA's own evaluator.
+func (ev *evaluator) topdown(ctx context.Context) (rego.PreparedEvalQuery, error) {
+	ev.once.Do(func() {
+		ev.pq, ev.err = rego.New(ev.opts...).PrepareForEval(ctx)
+		if ev.err != nil {
+			ev.err = fmt.Errorf("compiling policy: %w", ev.err)
+		}
+	})
+	return ev.pq, ev.err
 }
 
 func deepCopy(m map[string]any) map[string]any {

@@ -57,5 +57,16 @@ func Prepare(ctx context.Context, opts ...func(*rego.Rego)) (*Program, error) {
 	if slot.policy == nil {
 		return nil, errors.New("irvm: OPA made no plan")
 	}
-	return Compile(slot.policy)
+	prog, err := Compile(slot.policy)
+	if err != nil {
+		return nil, &UnsupportedError{Err: err}
+	}
+	return prog, nil
 }
+
+// UnsupportedError is Prepare's error for a policy that OPA compiled and
+// planned but whose plan irvm does not run; OPA's topdown can.
+type UnsupportedError struct{ Err error }
+
+func (e *UnsupportedError) Error() string { return e.Err.Error() }
+func (e *UnsupportedError) Unwrap() error { return e.Err }

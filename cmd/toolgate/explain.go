@@ -17,6 +17,7 @@ type explainOptions struct {
 
 func newExplainCmd() *cobra.Command {
 	o := &explainOptions{}
+	o.oneShot = true // traces need topdown
 	cmd := &cobra.Command{
 		Use:   "explain",
 		Short: "Show the input document, the rules that fired and why, for each call on stdin",

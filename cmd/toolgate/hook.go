@@ -68,6 +68,7 @@ type hookOptions struct {
 func newHookClaudeCmd() *cobra.Command {
 	o := &hookOptions{}
 	o.common.audit = &o.audit
+	o.oneShot = true
 	cmd := &cobra.Command{
 		Use:   "claude-code",
 		Short: "Answer a Claude Code PreToolUse hook event read on stdin",

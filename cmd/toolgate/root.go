@@ -34,11 +34,28 @@ type common struct {
 	// audit is the command's audit flags (nil: the command keeps no log;
 	// the default log is protected all the same)
 	audit *auditFlags
+	// oneShot marks a command that decides one call per process (hook)
+	// or traces its evaluations (explain): OPA's topdown evaluator serves
+	// it without the planning irvm needs.
+	oneShot bool
 }
 
 // options are the gate options the flags name, for the workspace ws.
 func (c *common) options(ws string) gate.Options {
-	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey, Protected: c.protected()}
+	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey, Protected: c.protected(), Topdown: c.topdown()}
+}
+
+// topdown says whether the gate evaluates with OPA's topdown rather than
+// irvm: for one-shot commands, or when TOOLGATE_EVALUATOR says so
+// ("topdown" or "irvm"; for measuring one against the other).
+func (c *common) topdown() bool {
+	switch os.Getenv("TOOLGATE_EVALUATOR") {
+	case "topdown":
+		return true
+	case "irvm":
+		return false
+	}
+	return c.oneShot
 }
 
 // protected are toolgate's own files the gate marks for the policy besides

@@ -450,7 +450,7 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 		}()
 	}
 	if g.ev.vm != nil && tracer == nil {
-		set, err := g.ev.vm.Eval(ctx, irvm.QueryPlan, v, g.ev.data, irvm.Options{Capabilities: Capabilities()})
+		set, err := g.ev.vm.Eval(ctx, irvm.QueryPlan, v, g.ev.data, irvm.Options{Capabilities: g.ev.caps})
 		if err != nil {
 			return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to evaluate, so the call is denied: "+err.Error())
 		}

@@ -407,6 +407,7 @@ func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
 type evaluator struct {
 	vm   *irvm.Program
 	data ast.Value
+	caps *ast.Capabilities // for the built-ins irvm calls
 	opts []func(*rego.Rego)
 
 	once sync.Once
@@ -422,7 +423,7 @@ func (p *Policy) compile(ctx context.Context, useVM bool) (*evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evaluator{data: dv, opts: opts}
+	ev := &evaluator{data: dv, caps: Capabilities(), opts: opts}
 	if useVM {
 		vm, err := irvm.Prepare(ctx, opts...)
 		if err == nil {

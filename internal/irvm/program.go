@@ -128,10 +128,11 @@ func Compile(p *ir.Policy) (*Program, error) {
 	}
 	for i, f := range funcs {
 		fn := c.prog.funcs[i]
-		c.maxLocal = fn.ret
-		for _, pl := range fn.params {
-			c.see(pl)
+		c.slots = map[int]int{}
+		for j, pl := range fn.params {
+			fn.params[j] = c.see(pl)
 		}
+		fn.ret = c.see(fn.ret)
 		fn.memo = len(f.Params) == 2
 		for _, b := range f.Blocks {
 			cb, err := c.block(b)
@@ -140,10 +141,12 @@ func Compile(p *ir.Policy) (*Program, error) {
 			}
 			fn.blocks = append(fn.blocks, cb)
 		}
-		fn.nlocals = c.maxLocal + 1
+		fn.nlocals = len(c.slots)
 	}
 	for _, pl := range p.Plans.Plans {
-		c.maxLocal = int(ir.Data)
+		c.slots = map[int]int{}
+		c.see(int(ir.Input))
+		c.see(int(ir.Data))
 		out := &plan{}
 		for _, b := range pl.Blocks {
 			cb, err := c.block(b)
@@ -152,7 +155,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 			}
 			out.blocks = append(out.blocks, cb)
 		}
-		out.nlocals = c.maxLocal + 1
+		out.nlocals = len(c.slots)
 		c.prog.plans[pl.Name] = out
 	}
 	return c.prog, nil
@@ -171,14 +174,20 @@ type compiler struct {
 	prog      *Program
 	strings   []*ast.Term
 	funcIndex map[string]int
-	maxLocal  int
+	// slots numbers the IR locals one function (or plan) uses densely:
+	// the planner numbers them across the whole policy, so a function's
+	// highest local is in the thousands while it uses a few dozen.
+	slots map[int]int
 }
 
+// see returns the frame slot of IR local l.
 func (c *compiler) see(l int) int {
-	if l > c.maxLocal {
-		c.maxLocal = l
+	if s, ok := c.slots[l]; ok {
+		return s
 	}
-	return l
+	s := len(c.slots)
+	c.slots[l] = s
+	return s
 }
 
 func (c *compiler) operand(o ir.Operand) (operand, error) {

@@ -43,6 +43,12 @@ type Options struct {
 	// at start, which suits a process that decides one call; irvm decides
 	// several times faster once started.
 	Topdown bool
+	// Background compiles the policy on a goroutine: New returns once the
+	// policy is loaded and parsed, calls are analysed meanwhile, and each
+	// evaluation waits for the compiled policy. Ready reports a compile
+	// error; until then a decision that needs the policy waits, and after
+	// one it is denied.
+	Background bool
 	// Protected are toolgate's own files besides the policy's sources
 	// (which the gate adds itself): the audit log, its key, the binary.
 	// Calls that change them are marked for the policy (paths[].protected).
@@ -89,7 +95,11 @@ func (o Options) protected() []parser.Protected {
 type Gate struct {
 	cache *decisionCache
 	pol   *Policy
+	// ev is the compiled policy, or evErr why it is not; both are set
+	// when ready is closed (at once unless Options.Background)
+	ready chan struct{}
 	ev    *evaluator
+	evErr error
 	an    *parser.Analyzer
 	val   *validator
 	ws    string
@@ -198,18 +208,27 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 			return nil, fmt.Errorf("the audit signing key %s lies inside the workspace %s, where the agent's commands and file tools can read it; keep it outside the workspace (for example in ~/.config/toolgate/, with a workspace that does not hold the home directory)", p.Path, real)
 		}
 	}
-	ev, err := pol.compile(ctx, !o.Topdown)
-	if err != nil {
-		if o.Bundle != "" {
-			return nil, fmt.Errorf("bundle %s (revision %q): %w", o.Bundle, pol.Revision, err)
-		}
-		return nil, err
-	}
 	val, err := newValidator(tools.All())
 	if err != nil {
 		return nil, err
 	}
-	g := &Gate{pol: pol, ev: ev, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected, environ: environMap(o.Environ), bases: bases(real, home)}
+	g := &Gate{ready: make(chan struct{}), pol: pol, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected, environ: environMap(o.Environ), bases: bases(real, home)}
+	compile := func(ctx context.Context) {
+		defer close(g.ready)
+		g.ev, g.evErr = pol.compile(ctx, !o.Topdown)
+		if g.evErr != nil && o.Bundle != "" {
+			g.evErr = fmt.Errorf("bundle %s (revision %q): %w", o.Bundle, pol.Revision, g.evErr)
+		}
+	}
+	if o.Background {
+		// the compile outlives New's context; Ready's context bounds the wait
+		go compile(context.WithoutCancel(ctx))
+	} else {
+		compile(ctx)
+		if g.evErr != nil {
+			return nil, g.evErr
+		}
+	}
 	if !o.NoCache {
 		g.cache = newDecisionCache(1024)
 	}
@@ -312,35 +331,68 @@ func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (
 }
 
 // decideUsing analyses the call and hands its input to eval.
-func (g *Gate) decideUsing(ctx context.Context, c Call, eval func(*Input) Result) (res Result) {
+func (g *Gate) decideUsing(ctx context.Context, c Call, eval func(*Input) Result) Result {
+	return g.judgeUsing(g.Analyse(ctx, c), eval)
+}
+
+// Analysed is a call analysed and ready to be judged by the policy (or
+// already refused: unknown tool, invalid arguments, an analysis panic).
+type Analysed struct {
+	call Call
+	in   *Input
+	res  *Result // the refusal, when there is one
+}
+
+// Analyse does the policy-independent half of a decision: argument
+// checks and the analysis of the call into its input document. It does
+// not wait for a policy compiling in the background (Options.Background),
+// so calls can be analysed while it compiles.
+func (g *Gate) Analyse(ctx context.Context, c Call) (a *Analysed) {
+	refuse := func(r Result) *Analysed { return &Analysed{call: c, res: &r} }
 	defer func() {
 		if r := recover(); r != nil {
-			res = deny(c.ID, c.Tool, CodePanic, fmt.Sprintf("internal error while deciding (%v); the call is denied — report this with the input", r))
-			if os.Getenv("TOOLGATE_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "toolgate: panic: %v\n%s", r, debug.Stack())
-			}
+			a = refuse(panicked(c, r))
 		}
 	}()
 	if _, ok := tools.Lookup(c.Tool); !ok {
-		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", c.Tool, toolNames()))
+		return refuse(deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("unknown tool %q; available tools: %s", c.Tool, toolNames())))
 	}
 	errs, doc, known := g.val.validate(c.Tool, c.Args)
 	if !known {
-		return deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("no schema for tool %q, so its arguments cannot be checked", c.Tool))
+		return refuse(deny(c.ID, c.Tool, CodeUnknownTool, fmt.Sprintf("no schema for tool %q, so its arguments cannot be checked", c.Tool)))
 	}
 	if len(errs) > 0 {
-		return deny(c.ID, c.Tool, CodeInvalidArgs, fmt.Sprintf("invalid arguments for %s: %s", c.Tool, strings.Join(errs, "; ")))
+		return refuse(deny(c.ID, c.Tool, CodeInvalidArgs, fmt.Sprintf("invalid arguments for %s: %s", c.Tool, strings.Join(errs, "; "))))
 	}
 	args, ok := doc.(map[string]any)
 	if !ok {
-		return deny(c.ID, c.Tool, CodeInvalidArgs, "arguments are not a JSON object")
+		return refuse(deny(c.ID, c.Tool, CodeInvalidArgs, "arguments are not a JSON object"))
 	}
 	in, err := g.input(c, args)
 	if err != nil {
-		return deny(c.ID, c.Tool, CodeInvalidArgs, err.Error())
+		return refuse(deny(c.ID, c.Tool, CodeInvalidArgs, err.Error()))
 	}
 	pr := g.an.Index(in.Facts)
 	in.Present = &pr
+	return &Analysed{call: c, in: in}
+}
+
+// Judge finishes a decision Analyse began: the policy's evaluation
+// (waiting for the policy if it is still compiling).
+func (g *Gate) Judge(ctx context.Context, a *Analysed) Result {
+	return g.judgeUsing(a, func(in *Input) Result { return g.evaluate(ctx, a.call, in, nil) })
+}
+
+func (g *Gate) judgeUsing(a *Analysed, eval func(*Input) Result) (res Result) {
+	if a.res != nil {
+		return *a.res
+	}
+	c, in := a.call, a.in
+	defer func() {
+		if r := recover(); r != nil {
+			res = panicked(c, r)
+		}
+	}()
 	res = eval(in)
 	res.Input = in
 	// Fail closed whatever the policy says: what could not be analysed is never allowed.
@@ -349,6 +401,14 @@ func (g *Gate) decideUsing(ctx context.Context, c Call, eval func(*Input) Result
 		res.Reasons = append([]Reason{{Rule: in.ParseError.Code, Message: in.ParseError.Message}}, res.Reasons...)
 	}
 	return res
+}
+
+// panicked is the denial for a panic while deciding c.
+func panicked(c Call, r any) Result {
+	if os.Getenv("TOOLGATE_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "toolgate: panic: %v\n%s", r, debug.Stack())
+	}
+	return deny(c.ID, c.Tool, CodePanic, fmt.Sprintf("internal error while deciding (%v); the call is denied — report this with the input", r))
 }
 
 func toolNames() string {
@@ -449,8 +509,12 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 			}
 		}()
 	}
-	if g.ev.vm != nil && tracer == nil {
-		set, err := g.ev.vm.Eval(ctx, irvm.QueryPlan, v, g.ev.data, irvm.Options{Capabilities: g.ev.caps})
+	ev, err := g.evaluator(ctx)
+	if err != nil {
+		return deny(c.ID, c.Tool, CodePolicyError, "the policy is not available, so the call is denied: "+err.Error())
+	}
+	if ev.vm != nil && tracer == nil {
+		set, err := ev.vm.Eval(ctx, irvm.QueryPlan, v, ev.data, irvm.Options{Capabilities: ev.caps})
 		if err != nil {
 			return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to evaluate, so the call is denied: "+err.Error())
 		}
@@ -460,7 +524,7 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 		}
 		return shape(c, out)
 	}
-	pq, err := g.ev.topdown(ctx)
+	pq, err := ev.topdown(ctx)
 	if err != nil {
 		return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to compile, so the call is denied: "+err.Error())
 	}
@@ -476,6 +540,28 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 		return deny(c.ID, c.Tool, CodePolicyShape, "the policy gave no decision (data.toolgate.decision is undefined), so the call is denied")
 	}
 	return shape(c, rs[0].Expressions[0].Value)
+}
+
+// Ready waits for the policy's compile (Options.Background) and returns
+// its error, or ctx's if ctx ends first.
+func (g *Gate) Ready(ctx context.Context) error {
+	_, err := g.evaluator(ctx)
+	return err
+}
+
+// evaluator waits for the compiled policy.
+func (g *Gate) evaluator(ctx context.Context) (*evaluator, error) {
+	select {
+	case <-g.ready:
+		return g.ev, g.evErr
+	default:
+	}
+	select {
+	case <-g.ready:
+		return g.ev, g.evErr
+	case <-ctx.Done():
+		return nil, fmt.Errorf("waiting for the policy to compile: %w", ctx.Err())
+	}
 }
 
 // planResult takes the decision out of an irvm result set: one object

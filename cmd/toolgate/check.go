@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/toolgate/toolgate/audit"
 	"github.com/toolgate/toolgate/gate"
@@ -50,6 +51,9 @@ func (c *common) gate(ctx context.Context) (*gate.Gate, error) {
 }
 
 func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io.Writer) (err error) {
+	// The policy compiles while the first calls are read and analysed; a
+	// policy that fails to compile fails the command before any answer.
+	o.background = true
 	g, err := o.gate(ctx)
 	if err != nil {
 		return err
@@ -68,25 +72,7 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 	defer w.Flush()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	decide := func(line []byte, n int, tooLong bool) []decided {
-		if tooLong {
-			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
-			d := decided{call: gate.Call{ID: res.ID}, res: res}
-			if au != nil {
-				d.rec = au.DecisionRecord(au.Policy, d.call, res, "", "")
-			}
-			return []decided{d}
-		}
-		var out []decided
-		for _, d := range g.Calls(line, n) {
-			var res gate.Result
-			if d.Err != nil {
-				res = d.Denied()
-			} else {
-				res = g.Decide(ctx, d.Call)
-			}
-			out = append(out, decided{call: d.Call, res: res})
-		}
+	record := func(out []decided) []decided {
 		if au != nil {
 			// the records are built here, on the workers; only their
 			// writing is in order
@@ -96,9 +82,41 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 		}
 		return out
 	}
+	analyse := func(line []byte, n int, tooLong bool) func() []decided {
+		if tooLong {
+			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
+			return func() []decided { return record([]decided{{call: gate.Call{ID: res.ID}, res: res}}) }
+		}
+		calls := g.Calls(line, n)
+		analysed := make([]*gate.Analysed, len(calls))
+		for i, d := range calls {
+			if d.Err == nil {
+				analysed[i] = g.Analyse(ctx, d.Call)
+			}
+		}
+		return func() []decided {
+			out := make([]decided, len(calls))
+			for i, d := range calls {
+				out[i].call = d.Call
+				if d.Err != nil {
+					out[i].res = d.Denied()
+				} else {
+					out[i].res = g.Judge(ctx, analysed[i])
+				}
+			}
+			return record(out)
+		}
+	}
 	var recs []audit.Record
 	var ress []*gate.Result
+	ready := false
 	emit := func(ds []decided, more bool) error {
+		if !ready {
+			if err := g.Ready(ctx); err != nil {
+				return err
+			}
+			ready = true
+		}
 		// The decisions at hand are recorded as one group commit: with
 		// --fsync always they are on disk before any of them is answered,
 		// at the cost of one fsync for the group.
@@ -121,7 +139,10 @@ func runCheck(ctx context.Context, o *checkOptions, in io.Reader, out, errOut io
 		}
 		return nil
 	}
-	return pipeline(ctx, in, runtime.GOMAXPROCS(0), decide, emit)
+	if err := pipeline(ctx, in, runtime.GOMAXPROCS(0), analyse, emit); err != nil {
+		return err
+	}
+	return g.Ready(ctx) // no input at all: the policy must still compile
 }
 
 // decided is one call and its decision, before it is recorded.
@@ -134,13 +155,24 @@ type decided struct {
 // maxGroup bounds the decisions pipeline hands to emit at once.
 const maxGroup = 256
 
+// Read-ahead bounds: lines read but not yet answered, and their bytes.
+// While the policy compiles (gate.Options.Background), the analysis of
+// the first calls runs ahead of it up to these.
+const (
+	readAheadLines = 1024
+	readAheadBytes = 64 << 20
+)
+
 // pipeline reads lines from in, decides them on workers goroutines at once
 // and hands the decisions to emit strictly in input order, from one
 // goroutine: the audit log and the output see the stream as it came, while
-// the decisions (which are independent) use every core. more is false for
-// the last line of what was buffered when it was read, so an agent that
-// writes one line and waits gets its answer at once.
-func pipeline(ctx context.Context, in io.Reader, workers int, decide func(line []byte, n int, tooLong bool) []decided, emit func(ds []decided, more bool) error) error {
+// the decisions (which are independent) use every core. A decision has
+// two stages: analyse (which needs no policy) returns the judging that
+// finishes it; each stage has its own workers, so calls are analysed while
+// judging waits for the policy to compile. more is false for the last
+// line of what was buffered when it was read, so an agent that writes one
+// line and waits gets its answer at once.
+func pipeline(ctx context.Context, in io.Reader, workers int, analyse func(line []byte, n int, tooLong bool) func() []decided, emit func(ds []decided, more bool) error) error {
 	if workers < 1 {
 		workers = 1
 	}
@@ -149,28 +181,50 @@ func pipeline(ctx context.Context, in io.Reader, workers int, decide func(line [
 		n       int
 		tooLong bool
 		more    bool
+		weight  int64
+		judge   func() []decided
 		done    chan []decided
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	jobs := make(chan *job, workers*4)
-	order := make(chan *job, workers*16) // bounds what is read ahead
-	var wg sync.WaitGroup
+	judging := make(chan *job, readAheadLines)
+	order := make(chan *job, readAheadLines)
+	budget := semaphore.NewWeighted(readAheadBytes)
+	var wg, analysts sync.WaitGroup
 	for range workers {
-		wg.Add(1)
+		wg.Add(2)
+		analysts.Add(1)
 		go func() {
 			defer wg.Done()
+			defer analysts.Done()
 			for j := range jobs {
-				j.done <- decide(j.line, j.n, j.tooLong)
+				j.judge = analyse(j.line, j.n, j.tooLong)
+				j.line = nil
+				judging <- j
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for j := range judging {
+				j.done <- j.judge()
 			}
 		}()
 	}
+	go func() {
+		analysts.Wait()
+		close(judging)
+	}()
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(jobs)
 		defer close(order)
 		readErr <- eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong, more bool) error {
 			j := &job{line: bytes.Clone(line), n: n, tooLong: tooLong, more: more, done: make(chan []decided, 1)}
+			j.weight = min(int64(len(line))+1, readAheadBytes)
+			if err := budget.Acquire(ctx, j.weight); err != nil {
+				return err
+			}
 			select {
 			case order <- j:
 			case <-ctx.Done():
@@ -196,6 +250,7 @@ func pipeline(ctx context.Context, in io.Reader, workers int, decide func(line [
 		// after j whose decisions are done join it; the first that is
 		// not done waits for the next group.
 		group = append(group[:0], <-j.done...)
+		budget.Release(j.weight)
 		flush := !j.more
 	gather:
 		for len(group) < maxGroup {
@@ -207,6 +262,7 @@ func pipeline(ctx context.Context, in io.Reader, workers int, decide func(line [
 				select {
 				case ds := <-next.done:
 					group = append(group, ds...)
+					budget.Release(next.weight)
 					flush = flush || !next.more
 				default:
 					pending = next

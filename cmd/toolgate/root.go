@@ -38,11 +38,15 @@ type common struct {
 	// or traces its evaluations (explain): OPA's topdown evaluator serves
 	// it without the planning irvm needs.
 	oneShot bool
+	// background compiles the policy while the first calls are read and
+	// analysed (gate.Options.Background); the command must call
+	// gate.Ready before it answers.
+	background bool
 }
 
 // options are the gate options the flags name, for the workspace ws.
 func (c *common) options(ws string) gate.Options {
-	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey, Protected: c.protected(), Topdown: c.topdown()}
+	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey, Protected: c.protected(), Topdown: c.topdown(), Background: c.background}
 }
 
 // topdown says whether the gate evaluates with OPA's topdown rather than

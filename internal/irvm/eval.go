@@ -40,16 +40,12 @@ func (p *Program) Eval(ctx context.Context, name string, input, data ast.Value, 
 	if !ok {
 		return nil, &Error{Code: "eval_internal_error", Message: "no plan named " + name}
 	}
-	e := &evaluator{
-		ctx:     ctx,
-		prog:    p,
-		memo:    make([]*ast.Term, len(p.funcs)),
-		memoed:  make([]bool, len(p.funcs)),
-		results: ast.NewSet(),
-	}
+	e := p.getEvaluator()
+	defer p.putEvaluator(e)
+	e.ctx, e.results = ctx, ast.NewSet()
 	e.bctx = topdown.BuiltinContext{
 		Context:      ctx,
-		Cache:        builtins.Cache{},
+		Cache:        e.cache,
 		Capabilities: o.Capabilities,
 	}
 	if p.needsNow {
@@ -70,6 +66,37 @@ func (p *Program) Eval(ctx context.Context, name string, input, data ast.Value, 
 	return e.results, nil
 }
 
+// getEvaluator takes an evaluator from the program's pool: its memo and
+// frames are reused across evaluations (and cleared before use).
+func (p *Program) getEvaluator() *evaluator {
+	if e, ok := p.pool.Get().(*evaluator); ok {
+		clear(e.memoed)
+		clear(e.cache)
+		return e
+	}
+	n := len(p.funcs)
+	e := &evaluator{
+		prog:   p,
+		memo:   make([]*ast.Term, n),
+		memoed: make([]bool, n),
+		frames: make([]frame, n),
+		active: make([]bool, n),
+		cache:  builtins.Cache{},
+	}
+	for i, fn := range p.funcs {
+		e.frames[i].locals = make([]*ast.Term, fn.nlocals)
+	}
+	return e
+}
+
+func (p *Program) putEvaluator(e *evaluator) {
+	clear(e.memo) // the values belong to the caller now
+	e.ctx, e.input, e.data, e.results = nil, nil, nil, nil
+	e.bctx = topdown.BuiltinContext{}
+	clear(e.active)
+	p.pool.Put(e)
+}
+
 type evaluator struct {
 	ctx         context.Context
 	prog        *Program
@@ -80,6 +107,12 @@ type evaluator struct {
 	bctx        topdown.BuiltinContext
 	steps       int
 	args        []*ast.Term // scratch for built-in calls
+	cache       builtins.Cache
+	// frames holds each function's frame; active marks those in use (a
+	// function called again while active gets a fresh frame: Rego has no
+	// recursion, but the plan is not trusted to know that)
+	frames []frame
+	active []bool
 }
 
 type frame struct {
@@ -385,17 +418,27 @@ func (e *evaluator) call(s *stmt, fr *frame) (*ast.Term, error) {
 	if memo && e.memoed[s.n] {
 		return e.memo[s.n], nil
 	}
-	callee := &frame{locals: make([]*ast.Term, fn.nlocals)}
+	var callee *frame
+	if e.active[s.n] {
+		callee = &frame{locals: make([]*ast.Term, fn.nlocals)}
+	} else {
+		callee = &e.frames[s.n]
+		clear(callee.locals)
+		callee.ret = nil
+		e.active[s.n] = true
+		defer func() { e.active[s.n] = false }()
+	}
 	for i, p := range fn.params {
 		callee.locals[p] = e.get(fr, s.args[i]) // input may be undefined
 	}
 	if err := e.run(fn.blocks, callee); err != nil {
 		return nil, err
 	}
+	ret := callee.ret
 	if memo {
-		e.memo[s.n], e.memoed[s.n] = callee.ret, true
+		e.memo[s.n], e.memoed[s.n] = ret, true
 	}
-	return callee.ret, nil
+	return ret, nil
 }
 
 // builtin calls a built-in function; nil is undefined.

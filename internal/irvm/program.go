@@ -3,6 +3,7 @@ package irvm
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -90,6 +91,7 @@ type Program struct {
 	plans    map[string]*plan
 	files    []string
 	needsNow bool
+	pool     sync.Pool // of *evaluator
 }
 
 // Compile turns OPA's plan into a Program. A plan using a statement or a

@@ -111,14 +111,7 @@ func BenchmarkDecideCorpus(b *testing.B) {
 }
 
 func benchDecideCorpus(b *testing.B, topdown bool) {
-	cases, err := corpus.Load(corpusDir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ws, home, err := corpus.Fixture(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
+	cases, ws, home := corpusAndFixture(b)
 	g, err := gate.New(context.Background(), gate.Options{Workspace: ws, Home: home, NoCache: true, Topdown: topdown})
 	if err != nil {
 		b.Fatal(err)

@@ -104,17 +104,24 @@ func reasonsOf(rs []gate.Result) string {
 	return "[" + strings.Join(out, " ") + "]"
 }
 
-// TestCorpusParser runs every exec spelling through the analyser alone: it
-// must never fail internally, and every command it reports must carry argv.
-func TestCorpusParser(t *testing.T) {
+// corpusAndFixture loads the corpus and builds its fixture workspace and home.
+func corpusAndFixture(t testing.TB) (cases []corpus.Case, ws, home string) {
+	t.Helper()
 	cases, err := corpus.Load(corpusDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, home, err := corpus.Fixture(t.TempDir())
+	ws, home, err = corpus.Fixture(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cases, ws, home
+}
+
+// TestCorpusParser runs every exec spelling through the analyser alone: it
+// must never fail internally, and every command it reports must carry argv.
+func TestCorpusParser(t *testing.T) {
+	cases, ws, home := corpusAndFixture(t)
 	a := parser.New(parser.Config{})
 	n := 0
 	for _, c := range cases {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/gate"
-	"github.com/toolgate/toolgate/internal/corpus"
 )
 
 // TestEvaluatorsAgree evaluates the input of every corpus spelling and of
@@ -15,14 +14,7 @@ import (
 // sandbox settings. (Each input is analysed once: /proc changes.)
 // The default policy is what most rules of the planner meet in practice.
 func TestEvaluatorsAgree(t *testing.T) {
-	cases, err := corpus.Load(corpusDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, home, err := corpus.Fixture(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases, ws, home := corpusAndFixture(t)
 	ctx := context.Background()
 	g, err := gate.New(ctx, gate.Options{Workspace: ws, Home: home, Environ: corpusEnviron, NoCache: true})
 	if err != nil {

@@ -276,28 +276,9 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			if a.Equal(b) != (s.op == opEqual) {
 				return 0, nil
 			}
-		case opIsArray:
+		case opIsArray, opIsObject, opIsSet:
 			v := e.get(fr, s.a)
-			if v == nil {
-				return 0, nil
-			}
-			if _, ok := v.Value.(*ast.Array); !ok {
-				return 0, nil
-			}
-		case opIsObject:
-			v := e.get(fr, s.a)
-			if v == nil {
-				return 0, nil
-			}
-			if _, ok := v.Value.(ast.Object); !ok {
-				return 0, nil
-			}
-		case opIsSet:
-			v := e.get(fr, s.a)
-			if v == nil {
-				return 0, nil
-			}
-			if _, ok := v.Value.(ast.Set); !ok {
+			if v == nil || !hasType(v.Value, s.op) {
 				return 0, nil
 			}
 		case opIsDefined:
@@ -472,6 +453,19 @@ func (e *evaluator) builtin(s *stmt, fr *frame) (*ast.Term, error) {
 		return nil, e.fail(s, "eval_builtin_error", err.Error())
 	}
 	return out, nil
+}
+
+// hasType is the check of IsArrayStmt, IsObjectStmt and IsSetStmt.
+func hasType(v ast.Value, op opcode) bool {
+	switch v.(type) {
+	case *ast.Array:
+		return op == opIsArray
+	case ast.Object:
+		return op == opIsObject
+	case ast.Set:
+		return op == opIsSet
+	}
+	return false
 }
 
 func termValue[T ast.Value](t *ast.Term) (T, bool) {

@@ -136,12 +136,9 @@ func Compile(p *ir.Policy) (*Program, error) {
 		}
 		fn.ret = c.see(fn.ret)
 		fn.memo = len(f.Params) == 2
-		for _, b := range f.Blocks {
-			cb, err := c.block(b)
-			if err != nil {
-				return nil, fmt.Errorf("irvm: function %s: %w", f.Name, err)
-			}
-			fn.blocks = append(fn.blocks, cb)
+		var err error
+		if fn.blocks, err = c.blocks(f.Blocks); err != nil {
+			return nil, fmt.Errorf("irvm: function %s: %w", f.Name, err)
 		}
 		fn.nlocals = len(c.slots)
 	}
@@ -150,12 +147,9 @@ func Compile(p *ir.Policy) (*Program, error) {
 		c.see(int(ir.Input))
 		c.see(int(ir.Data))
 		out := &plan{}
-		for _, b := range pl.Blocks {
-			cb, err := c.block(b)
-			if err != nil {
-				return nil, fmt.Errorf("irvm: plan %s: %w", pl.Name, err)
-			}
-			out.blocks = append(out.blocks, cb)
+		var err error
+		if out.blocks, err = c.blocks(pl.Blocks); err != nil {
+			return nil, fmt.Errorf("irvm: plan %s: %w", pl.Name, err)
 		}
 		out.nlocals = len(c.slots)
 		c.prog.plans[pl.Name] = out
@@ -205,6 +199,18 @@ func (c *compiler) operand(o ir.Operand) (operand, error) {
 		return operand{term: ast.InternedTerm(bool(v))}, nil
 	}
 	return operand{}, fmt.Errorf("unknown operand %T", o.Value)
+}
+
+func (c *compiler) blocks(bs []*ir.Block) ([]*block, error) {
+	out := make([]*block, 0, len(bs))
+	for _, b := range bs {
+		cb, err := c.block(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cb)
+	}
+	return out, nil
 }
 
 func (c *compiler) block(b *ir.Block) (*block, error) {
@@ -257,13 +263,7 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		}
 	case *ir.BlockStmt:
 		out.op = opBlock
-		for _, b := range s.Blocks {
-			cb, err := c.block(b)
-			if err != nil {
-				return out, err
-			}
-			out.blocks = append(out.blocks, cb)
-		}
+		out.blocks, err = c.blocks(s.Blocks)
 	case *ir.BreakStmt:
 		out.op, out.n = opBreak, int(s.Index)
 	case *ir.DotStmt:

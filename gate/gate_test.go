@@ -60,11 +60,46 @@ func TestFailClosed(t *testing.T) {
 		{"conflict", "package toolgate\ndecision := {\"decision\": \"allow\"} if true\ndecision := {\"decision\": \"ask\"} if true\n", gate.CodePolicyError},
 	}
 	for _, c := range cases {
-		g := newGate(t, gate.Options{PolicyDirs: []string{writePolicy(t, c.policy)}})
-		r := g.Decide(ctx, execCall("ls"))
-		if r.Decision != "deny" || len(r.Reasons) == 0 || r.Reasons[0].Rule != c.code {
-			t.Errorf("%s: got %+v, want deny %s", c.name, r, c.code)
+		for _, topdown := range []bool{false, true} {
+			g := newGate(t, gate.Options{PolicyDirs: []string{writePolicy(t, c.policy)}, Topdown: topdown})
+			r := g.Decide(ctx, execCall("ls"))
+			if r.Decision != "deny" || len(r.Reasons) == 0 || r.Reasons[0].Rule != c.code {
+				t.Errorf("%s (topdown %v): got %+v, want deny %s", c.name, topdown, r, c.code)
+			}
 		}
+	}
+}
+
+// TestPlanFallsBackToTopdown: a policy whose plan irvm does not run (a
+// rule using with) is evaluated by topdown, with the same answer.
+func TestPlanFallsBackToTopdown(t *testing.T) {
+	pol := writePolicy(t, "package toolgate\nimport rego.v1\n"+
+		"decision := {\"decision\": v, \"reasons\": [{\"rule\": \"t.with\", \"message\": \"m\"}]} if {\n\tv := verdict with input.tool as \"pretend\"\n}\n"+
+		"verdict := \"deny\" if input.tool == \"pretend\"\n"+
+		"default verdict := \"allow\"\n")
+	for _, topdown := range []bool{false, true} {
+		g := newGate(t, gate.Options{PolicyDirs: []string{pol}, Topdown: topdown})
+		if r := g.Decide(context.Background(), execCall("ls")); r.Decision != "deny" || len(r.Reasons) != 1 || r.Reasons[0].Rule != "t.with" {
+			t.Errorf("topdown %v: %+v", topdown, r)
+		}
+	}
+}
+
+// TestBackgroundCompileFailure: with the policy compiling in the
+// background, New returns, and a policy that then fails to compile makes
+// Ready report it and every decision a deny.
+func TestBackgroundCompileFailure(t *testing.T) {
+	ctx := context.Background()
+	g, err := gate.New(ctx, gate.Options{Workspace: t.TempDir(), Background: true,
+		PolicyDirs: []string{writePolicy(t, "package toolgate\ndecision := {\"decision\": \"allow\", \"x\": undefined_fn(1)}\n")}})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if err := g.Ready(ctx); err == nil {
+		t.Error("Ready reported no error")
+	}
+	if r := g.Decide(ctx, execCall("ls")); r.Decision != "deny" || r.Reasons[0].Rule != gate.CodePolicyError {
+		t.Errorf("decision after a failed compile: %+v", r)
 	}
 }
 

@@ -2,6 +2,7 @@ package irvm
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"time"
 
@@ -47,6 +48,7 @@ func (p *Program) Eval(ctx context.Context, name string, input, data ast.Value, 
 		Context:      ctx,
 		Cache:        e.cache,
 		Capabilities: o.Capabilities,
+		Seed:         rand.Reader, // rand.intn, uuid.rfc4122, io.jwt.encode_sign (as topdown's default)
 	}
 	if p.needsNow {
 		e.bctx.Time = ast.InternedTerm(time.Now().UnixNano())
@@ -407,12 +409,15 @@ func (e *evaluator) call(s *stmt, fr *frame) (*ast.Term, error) {
 		clear(callee.locals)
 		callee.ret = nil
 		e.active[s.n] = true
-		defer func() { e.active[s.n] = false }()
 	}
 	for i, p := range fn.params {
 		callee.locals[p] = e.get(fr, s.args[i]) // input may be undefined
 	}
-	if err := e.run(fn.blocks, callee); err != nil {
+	err := e.run(fn.blocks, callee)
+	if callee == &e.frames[s.n] {
+		e.active[s.n] = false
+	}
+	if err != nil {
 		return nil, err
 	}
 	ret := callee.ret

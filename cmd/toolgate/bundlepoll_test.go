@@ -116,6 +116,9 @@ func TestServeBundlePoll(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+	// The poller's first look (a full GET: it has no ETag yet) may come
+	// after the first answers; a third GET means it has been made.
+	waitFor("the poller's first looks", func() bool { return bs.gets.Load() >= 3 })
 	fullBefore := bs.full.Load()
 	time.Sleep(500 * time.Millisecond) // several polls of an unchanged bundle
 	if n := bs.full.Load() - fullBefore; n != 0 {

@@ -65,8 +65,12 @@ type stmt struct {
 	args   []operand
 	bi     builtin
 	name   string // the called function, for errors
-	loc    ir.Location
+	loc    location
 }
+
+// location is where a statement came from: an index into the program's
+// files, and a row and column (row 0: unknown).
+type location struct{ File, Row, Col int }
 
 type block struct{ stmts []stmt }
 
@@ -188,6 +192,12 @@ func (c *compiler) see(l int) int {
 
 func (c *compiler) operand(o ir.Operand) (operand, error) {
 	switch v := o.Value.(type) {
+	case *ir.Local: // as OPA's JSON decoding of a plan gives them
+		return c.operand(ir.Operand{Value: *v})
+	case *ir.StringIndex:
+		return c.operand(ir.Operand{Value: *v})
+	case *ir.Bool:
+		return c.operand(ir.Operand{Value: *v})
 	case ir.Local:
 		return operand{local: c.see(int(v))}, nil
 	case ir.StringIndex:
@@ -237,7 +247,7 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		}
 	}
 	if l := s.GetLocation(); l != nil {
-		out.loc = *l
+		out.loc = location{File: l.File, Row: l.Row, Col: l.Col}
 	}
 	switch s := s.(type) {
 	case *ir.ReturnLocalStmt:

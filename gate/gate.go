@@ -39,10 +39,13 @@ type Options struct {
 	// NoCache turns the decision cache off (for measuring the evaluation).
 	NoCache bool
 	// Topdown evaluates the policy with OPA's topdown evaluator instead of
-	// running OPA's plan of it (package irvm). Topdown costs no planning
-	// at start, which suits a process that decides one call; irvm decides
-	// several times faster once started.
+	// running OPA's plan of it (package irvm).
 	Topdown bool
+	// OneShot is for a process that decides about one call: it runs the
+	// plan made when toolgate was built (the embedded default policy, with
+	// any data), and otherwise topdown, which costs no planning at start.
+	// Once started, irvm decides several times faster.
+	OneShot bool
 	// Background compiles the policy on a goroutine: New returns once the
 	// policy is loaded and parsed, calls are analysed meanwhile, and each
 	// evaluation waits for the compiled policy. Ready reports a compile
@@ -215,7 +218,7 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	g := &Gate{ready: make(chan struct{}), pol: pol, an: parser.New(pcfg), val: val, ws: real, home: home, lim: o.Limits.orDefaults(), protected: pcfg.Protected, environ: environMap(o.Environ), bases: bases(real, home)}
 	compile := func(ctx context.Context) {
 		defer close(g.ready)
-		g.ev, g.evErr = pol.compile(ctx, !o.Topdown)
+		g.ev, g.evErr = pol.compile(ctx, !o.Topdown, o.OneShot)
 		if g.evErr != nil && o.Bundle != "" {
 			g.evErr = fmt.Errorf("bundle %s (revision %q): %w", o.Bundle, pol.Revision, g.evErr)
 		}

@@ -56,8 +56,9 @@ type source struct {
 
 // LoadPolicy reads the policy directories (Builtin for the embedded default)
 // and data files. No directories means the embedded default alone. Modules
-// are parsed here (a syntax error stops the load); tests are kept as text
-// and parsed only when they run, so a gate starts without them.
+// are parsed here (a syntax error stops the load) unless they are the
+// embedded policy, whose plan was made at build time; tests are kept as
+// text and parsed only when they run, so a gate starts without them.
 func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	if len(dirs) == 0 {
 		dirs = []string{Builtin}
@@ -122,8 +123,13 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	if len(p.Modules) == 0 {
 		return nil, fmt.Errorf("no Rego modules found in %s", strings.Join(dirs, ", "))
 	}
-	if err := p.parse(); err != nil {
-		return nil, err
+	// The embedded policy's modules were parsed, compiled and planned
+	// when toolgate was built; they are parsed here only if OPA needs
+	// them (regoOptions).
+	if !hasEmbeddedPlan(p.Modules) {
+		if err := p.parse(); err != nil {
+			return nil, err
+		}
 	}
 	p.Digest = p.digest()
 	return p, nil
@@ -415,16 +421,27 @@ type evaluator struct {
 	err  error
 }
 
-// compile prepares the policy's evaluator. With useVM the policy is
-// compiled and planned for irvm; a plan irvm cannot run (or useVM false)
-// leaves topdown.
-func (p *Policy) compile(ctx context.Context, useVM bool) (*evaluator, error) {
+// compile prepares the policy's evaluator. With useVM the policy's plan
+// made at build time is loaded, or else (unless plannedOnly) the policy
+// is compiled and planned for irvm; a plan irvm cannot run, plannedOnly
+// without a plan, or useVM false leave topdown.
+func (p *Policy) compile(ctx context.Context, useVM, plannedOnly bool) (*evaluator, error) {
 	opts, dv, err := p.regoOptions()
 	if err != nil {
 		return nil, err
 	}
 	ev := &evaluator{data: dv, caps: Capabilities(), opts: opts}
 	if useVM {
+		// planned when toolgate was built
+		if vm, err := embeddedPlan(p.Modules); vm != nil || err != nil {
+			if err != nil {
+				return nil, fmt.Errorf("the embedded plan of the default policy: %w", err)
+			}
+			ev.vm = vm
+			return ev, nil
+		}
+	}
+	if useVM && !plannedOnly {
 		vm, err := irvm.Prepare(ctx, opts...)
 		if err == nil {
 			ev.vm = vm

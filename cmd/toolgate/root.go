@@ -35,8 +35,8 @@ type common struct {
 	// the default log is protected all the same)
 	audit *auditFlags
 	// oneShot marks a command that decides one call per process (hook)
-	// or traces its evaluations (explain): OPA's topdown evaluator serves
-	// it without the planning irvm needs.
+	// or traces its evaluations (explain): irvm serves it only with the
+	// plan made at build time (gate.Options.OneShot), topdown otherwise.
 	oneShot bool
 	// background compiles the policy while the first calls are read and
 	// analysed (gate.Options.Background); the command must call
@@ -46,21 +46,12 @@ type common struct {
 
 // options are the gate options the flags name, for the workspace ws.
 func (c *common) options(ws string) gate.Options {
-	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey, Protected: c.protected(), Topdown: c.topdown(), Background: c.background}
+	return gate.Options{Workspace: ws, PolicyDirs: c.policies, DataFiles: c.data, Bundle: c.bundle, BundleKey: c.bundleKey, Protected: c.protected(), Topdown: evaluator() == "topdown", OneShot: c.oneShot && evaluator() != "irvm", Background: c.background}
 }
 
-// topdown says whether the gate evaluates with OPA's topdown rather than
-// irvm: for one-shot commands, or when TOOLGATE_EVALUATOR says so
-// ("topdown" or "irvm"; for measuring one against the other).
-func (c *common) topdown() bool {
-	switch os.Getenv("TOOLGATE_EVALUATOR") {
-	case "topdown":
-		return true
-	case "irvm":
-		return false
-	}
-	return c.oneShot
-}
+// evaluator is TOOLGATE_EVALUATOR: "topdown" or "irvm" makes every
+// command use that one (for measuring one against the other).
+func evaluator() string { return os.Getenv("TOOLGATE_EVALUATOR") }
 
 // protected are toolgate's own files the gate marks for the policy besides
 // the policy's sources (which the gate adds itself): this binary, the

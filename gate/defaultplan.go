@@ -1,0 +1,82 @@
+package gate
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/version"
+
+	"github.com/toolgate/toolgate/internal/irvm"
+	"github.com/toolgate/toolgate/policies"
+)
+
+//go:generate env TOOLGATE_WRITE_PLAN=1 go test -run ^TestEmbeddedPlan$ .
+
+// The embedded default policy's plan is made when toolgate is built (go
+// generate; TestEmbeddedPlan fails while it is stale) and kept in
+// policies/default.plan: its first line is the key of the modules and OPA
+// version it was planned from, the rest the irvm program. A gate on the
+// default policy alone (any data: a plan reads data when it runs) loads
+// it instead of having OPA compile and plan the policy, which took most
+// of a start (≈ 50 ms of CPU). Any other policy, or a key that does not
+// match, is compiled as before.
+
+// planKey names what a plan was made from: the encoding, OPA's version
+// (its compiler and planner made the plan) and every module.
+func planKey(modules map[string]string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "toolgate plan 1\nopa %s\n", version.Version)
+	names := make([]string, 0, len(modules))
+	for n := range modules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "module %d %s\n%s\n", len(modules[n]), n, modules[n])
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// encodePlan is the file policies/default.plan for a program planned from
+// modules.
+func encodePlan(modules map[string]string, prog *irvm.Program) ([]byte, error) {
+	b, err := prog.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(planKey(modules)+"\n"), b...), nil
+}
+
+var embedded struct {
+	once sync.Once
+	key  string
+	prog []byte
+
+	loadOnce sync.Once
+	vm       *irvm.Program
+	err      error
+}
+
+// hasEmbeddedPlan says whether the embedded plan was made from modules.
+func hasEmbeddedPlan(modules map[string]string) bool {
+	embedded.once.Do(func() {
+		if key, prog, ok := bytes.Cut(policies.Plan, []byte("\n")); ok {
+			embedded.key, embedded.prog = string(key), prog
+		}
+	})
+	return embedded.key != "" && embedded.key == planKey(modules)
+}
+
+// embeddedPlan returns the program of the embedded plan if it was made
+// from these modules; nil if it was not (or there is none).
+func embeddedPlan(modules map[string]string) (*irvm.Program, error) {
+	if !hasEmbeddedPlan(modules) {
+		return nil, nil
+	}
+	embedded.loadOnce.Do(func() { embedded.vm, embedded.err = irvm.Load(embedded.prog) })
+	return embedded.vm, embedded.err
+}

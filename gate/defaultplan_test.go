@@ -1,0 +1,95 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/irvm"
+	"github.com/toolgate/toolgate/policies"
+)
+
+func planOf(t *testing.T, p *Policy) []byte {
+	t.Helper()
+	opts, _, err := p.regoOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := irvm.Prepare(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := encodePlan(p.Modules, prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestEmbeddedPlan: the plan embedded in the binary is the one OPA makes
+// of the embedded policy now (TOOLGATE_WRITE_PLAN=1, or go generate
+// ./gate, writes it), planning is deterministic, and the plan does not
+// depend on the data (a gate with --data files uses it too).
+func TestEmbeddedPlan(t *testing.T) {
+	p, err := LoadPolicy(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := planOf(t, p)
+	if again := planOf(t, p); !bytes.Equal(fresh, again) {
+		t.Fatal("planning the same policy twice gave two plans")
+	}
+	if os.Getenv("TOOLGATE_WRITE_PLAN") == "1" {
+		if err := os.WriteFile(filepath.Join("..", "policies", "default.plan"), fresh, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote policies/default.plan (%d bytes)", len(fresh))
+		return
+	}
+	if !bytes.Equal(fresh, policies.Plan) {
+		t.Fatal("policies/default.plan is not the plan of the embedded policy: run go generate ./gate")
+	}
+	if !hasEmbeddedPlan(p.Modules) {
+		t.Fatal("the embedded plan's key does not match the embedded policy")
+	}
+	vm, err := embeddedPlan(p.Modules)
+	if err != nil || vm == nil {
+		t.Fatalf("the embedded plan does not load: %v", err)
+	}
+
+	// other data, the same plan
+	cfg := deepCopy(p.Data)
+	tc := cfg["toolgate"].(map[string]any)["config"].(map[string]any)
+	var cmds, paths []any
+	for i := range 200 {
+		cmds = append(cmds, fmt.Sprintf("tool%d run", i))
+		paths = append(paths, fmt.Sprintf("~/.secret%d", i))
+	}
+	tc["allowed_commands"], tc["sensitive_paths"] = cmds, paths
+	tc["deny_patterns"] = []any{"rm -rf *"}
+	other := &Policy{Modules: p.Modules, Data: cfg, parsed: p.parsed}
+	if !bytes.Equal(planOf(t, other), fresh) {
+		t.Fatal("the plan depends on the data: a gate with --data must not use the embedded plan")
+	}
+
+	// another module, no embedded plan
+	mods := map[string]string{"x.rego": "package toolgate\nimport rego.v1\ndecision := {\"decision\": \"deny\", \"reasons\": []}\n"}
+	for k, v := range p.Modules {
+		mods[k] = v
+	}
+	if hasEmbeddedPlan(mods) {
+		t.Fatal("the embedded plan was taken for a policy with another module")
+	}
+}
+
+func BenchmarkLoadEmbeddedPlan(b *testing.B) {
+	_, prog, _ := bytes.Cut(policies.Plan, []byte("\n"))
+	for b.Loop() {
+		if _, err := irvm.Load(prog); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -11,6 +11,9 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/toolgate/toolgate/internal/irvm"
+	"github.com/toolgate/toolgate/internal/value"
 )
 
 // CheckInputEncoding compares inputValue with the JSON encoding of in.
@@ -43,8 +46,8 @@ func CheckInputEncoding(in *Input) error {
 			}
 		}
 	}
-	if direct.Compare(viaJSON) != 0 {
-		return fmt.Errorf("direct %v\n json %v", direct, viaJSON)
+	if irvm.ASTValue(direct).Compare(viaJSON) != 0 {
+		return fmt.Errorf("direct %s\n json %v", value.Text(direct), viaJSON)
 	}
 	return nil
 }

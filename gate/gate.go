@@ -10,12 +10,12 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/toolgate/toolgate/internal/homedir"
 	"github.com/toolgate/toolgate/internal/irvm"
+	"github.com/toolgate/toolgate/internal/value"
 	"github.com/toolgate/toolgate/parser"
 	"github.com/toolgate/toolgate/tools"
 )
@@ -499,7 +499,7 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 	// equal decisions. (Traced evaluations are never cached.)
 	key := ""
 	if g.cache != nil && tracer == nil && g.cache.worthIt() {
-		key = v.String()
+		key = string(value.AppendKey(nil, v))
 		if len(key) > maxCacheKey {
 			key = "" // large inputs are rare and would crowd the cache
 		} else if r, ok := g.cache.get(key); ok {
@@ -517,7 +517,7 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 		return deny(c.ID, c.Tool, CodePolicyError, "the policy is not available, so the call is denied: "+err.Error())
 	}
 	if ev.vm != nil && tracer == nil {
-		set, err := ev.vm.Eval(ctx, irvm.QueryPlan, v, ev.data, irvm.Options{Capabilities: ev.caps})
+		set, err := ev.vm.Eval(ctx, irvm.QueryPlan, v, ev.data, irvm.Options{})
 		if err != nil {
 			return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to evaluate, so the call is denied: "+err.Error())
 		}
@@ -531,7 +531,7 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 	if err != nil {
 		return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to compile, so the call is denied: "+err.Error())
 	}
-	opts := []rego.EvalOption{rego.EvalParsedInput(v)}
+	opts := []rego.EvalOption{rego.EvalParsedInput(irvm.ASTValue(v))}
 	if tracer != nil {
 		opts = append(opts, rego.EvalQueryTracer(tracer))
 	}
@@ -569,17 +569,16 @@ func (g *Gate) evaluator(ctx context.Context) (*evaluator, error) {
 
 // planResult takes the decision out of an irvm result set: one object
 // binding the query's one variable. It is the JSON form topdown gives.
-func planResult(set ast.Set) (any, bool) {
+func planResult(set *value.Set) (any, bool) {
 	if set == nil || set.Len() != 1 {
 		return nil, false
 	}
-	obj, ok := set.Slice()[0].Value.(ast.Object)
+	obj, ok := set.Elems()[0].(*value.Object)
 	if !ok || obj.Len() != 1 {
 		return nil, false
 	}
-	var v *ast.Term
-	obj.Foreach(func(_, t *ast.Term) { v = t })
-	out, err := ast.JSON(v.Value)
+	_, v := obj.Entry(0)
+	out, err := value.ToGo(v)
 	return out, err == nil
 }
 

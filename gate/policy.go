@@ -24,6 +24,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/toolgate/toolgate/internal/irvm"
+	"github.com/toolgate/toolgate/internal/value"
 	"github.com/toolgate/toolgate/policies"
 )
 
@@ -360,7 +361,7 @@ func index(cfg map[string]any) (map[string]any, error) {
 
 // regoOptions are the query, data and modules for OPA, and the data
 // document as a value (for irvm).
-func (p *Policy) regoOptions() ([]func(*rego.Rego), ast.Value, error) {
+func (p *Policy) regoOptions() ([]func(*rego.Rego), value.Value, error) {
 	data := deepCopy(p.Data)
 	tg, _ := data["toolgate"].(map[string]any)
 	if tg == nil {
@@ -372,7 +373,7 @@ func (p *Policy) regoOptions() ([]func(*rego.Rego), ast.Value, error) {
 		return nil, nil, err
 	}
 	tg["index"] = idx
-	dv, err := ast.InterfaceToValue(data)
+	dv, err := value.FromGo(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("policy data: %w", err)
 	}
@@ -412,8 +413,7 @@ func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
 // there is no plan) for traced evaluations and as the fallback.
 type evaluator struct {
 	vm   *irvm.Program
-	data ast.Value
-	caps *ast.Capabilities // for the built-ins irvm calls
+	data value.Value
 	opts []func(*rego.Rego)
 
 	once sync.Once
@@ -430,7 +430,7 @@ func (p *Policy) compile(ctx context.Context, useVM, plannedOnly bool) (*evaluat
 	if err != nil {
 		return nil, err
 	}
-	ev := &evaluator{data: dv, caps: Capabilities(), opts: opts}
+	ev := &evaluator{data: dv, opts: opts}
 	if useVM {
 		// planned when toolgate was built
 		if vm, err := embeddedPlan(p.Modules); vm != nil || err != nil {

@@ -4,11 +4,16 @@
 //
 // OPA still does all the work that gives a policy its meaning: parsing,
 // the compiler's checks and rewrites, and planning the query into
-// blocks of statements. irvm runs those statements over OPA's own values
-// (ast.Value), calls OPA's own built-in functions for everything but a
-// few hot, simple ones, and memoises rules that depend on input and data
-// only, as OPA's Wasm target does. The gain is speed: no unification, no
-// binding trails, no per-expression tracing hooks.
+// blocks of statements. irvm runs those statements over toolgate's own
+// values (package value: no Term wrappers, no hash map per object),
+// implements the built-ins of toolgate's default policy natively
+// (natives.go; TestNativesAgree compares each with OPA's over a grid of
+// operands), calls OPA's own for the rest (opa.go, converting the
+// operands), and memoises rules that depend on input and data only, as
+// OPA's Wasm target does. The gain is speed: no unification, no binding
+// trails, no per-expression tracing hooks. A compiled program can be
+// encoded and loaded back (encode.go) without OPA's compiler, which is
+// how toolgate ships the default policy's plan.
 //
 // What it covers: every statement the planner emits for policies
 // without `with` (a plan holding a WithStmt or a dynamic call is refused

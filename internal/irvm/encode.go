@@ -8,7 +8,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/toolgate/toolgate/internal/value"
 )
 
 // The encoded form of a Program (MarshalBinary, Load): a program whose
@@ -130,22 +130,22 @@ func (e *encoder) str(s string) int {
 	return len(e.strList) - 1
 }
 
-func (e *encoder) constant(t *ast.Term) (int, error) {
+func (e *encoder) constant(t value.Value) (int, error) {
 	var k constKey
-	switch v := t.Value.(type) {
-	case ast.Null:
+	switch v := t.(type) {
+	case value.Null:
 		k.kind = kNull
-	case ast.Boolean:
+	case value.Bool:
 		k.kind = kFalse
 		if v {
 			k.kind = kTrue
 		}
-	case ast.Number:
+	case value.Number:
 		k.kind, k.text = kNumber, string(v)
-	case ast.String:
+	case value.String:
 		k.kind, k.text = kString, string(v)
 	default:
-		return 0, fmt.Errorf("constant %v of type %s", t, ast.ValueName(t.Value))
+		return 0, fmt.Errorf("constant %s of type %s", value.Text(t), typeName(t))
 	}
 	if i, ok := e.consts[k]; ok {
 		return i, nil
@@ -170,14 +170,14 @@ func (e *encoder) scanBlock(b *block) error {
 	for i := range b.stmts {
 		s := &b.stmts[i]
 		for _, o := range append([]operand{s.a, s.b}, s.args...) {
-			if o.term != nil {
-				if _, err := e.constant(o.term); err != nil {
+			if o.val != nil {
+				if _, err := e.constant(o.val); err != nil {
 					return err
 				}
 			}
 		}
-		if s.term != nil {
-			if _, err := e.constant(s.term); err != nil {
+		if s.val != nil {
+			if _, err := e.constant(s.val); err != nil {
 				return err
 			}
 		}
@@ -197,13 +197,13 @@ func (e *encoder) scanBlock(b *block) error {
 }
 
 func (e *encoder) appendOperand(out []byte, o operand) []byte {
-	if o.term != nil {
-		return binary.AppendUvarint(out, uint64(e.consts[e.key(o.term)])<<1|1)
+	if o.val != nil {
+		return binary.AppendUvarint(out, uint64(e.consts[e.key(o.val)])<<1|1)
 	}
 	return binary.AppendUvarint(out, uint64(o.local)<<1)
 }
 
-func (e *encoder) key(t *ast.Term) constKey {
+func (e *encoder) key(t value.Value) constKey {
 	i, _ := e.constant(t) // scanned before: no error, no new entry
 	return e.constList[i]
 }
@@ -227,7 +227,7 @@ func (e *encoder) appendBlock(out []byte, b *block) []byte {
 		if s.b != (operand{}) {
 			mask |= hasB
 		}
-		if s.term != nil {
+		if s.val != nil {
 			mask |= hasTerm
 		}
 		if s.block != nil {
@@ -256,7 +256,7 @@ func (e *encoder) appendBlock(out []byte, b *block) []byte {
 			out = e.appendOperand(out, s.b)
 		}
 		if mask&hasTerm != 0 {
-			out = binary.AppendUvarint(out, uint64(e.consts[e.key(s.term)]))
+			out = binary.AppendUvarint(out, uint64(e.consts[e.key(s.val)]))
 		}
 		if mask&hasArgs != 0 {
 			out = binary.AppendUvarint(out, uint64(len(s.args)))
@@ -318,26 +318,26 @@ func Load(b []byte) (prog *Program, err error) {
 	maxCount := len(b)
 	d.stmts = make([]stmt, d.count(len(b)/5))
 	d.blocks = make([]block, d.count(len(b)))
-	d.consts = make([]*ast.Term, d.count(len(b)))
+	d.consts = make([]value.Value, d.count(len(b)))
 	for i := range d.consts {
 		kind := d.byte()
 		text := d.string()
 		switch kind {
 		case kNull:
-			d.consts[i] = ast.NullTerm()
+			d.consts[i] = value.NullValue
 		case kFalse, kTrue:
-			d.consts[i] = ast.InternedTerm(kind == kTrue)
+			d.consts[i] = value.Boolean(kind == kTrue)
 		case kNumber:
 			if _, perr := json.Number(text).Float64(); perr != nil {
 				d.fail("number constant " + text)
 			}
 			if n, perr := json.Number(text).Int64(); perr == nil {
-				d.consts[i] = ast.InternedTerm(int(n))
+				d.consts[i] = intValue(n)
 			} else {
-				d.consts[i] = ast.NumberTerm(json.Number(text))
+				d.consts[i] = value.Number(text)
 			}
 		case kString:
-			d.consts[i] = ast.StringTerm(text)
+			d.consts[i] = value.String(text)
 		default:
 			d.fail("constant kind")
 		}
@@ -405,7 +405,7 @@ type decoder struct {
 	buf     []byte
 	pos     int
 	c       *compiler
-	consts  []*ast.Term
+	consts  []value.Value
 	strs    []string
 	stmts   []stmt
 	blocks  []block
@@ -475,7 +475,7 @@ func (d *decoder) operand() operand {
 		if i >= uint64(len(d.consts)) {
 			d.fail("constant index")
 		}
-		return operand{term: d.consts[i]}
+		return operand{val: d.consts[i]}
 	}
 	if v>>1 >= uint64(d.nlocals) {
 		d.fail("local out of its frame")
@@ -524,7 +524,7 @@ func (d *decoder) stmt(s *stmt) {
 		s.b = d.operand()
 	}
 	if mask&hasTerm != 0 {
-		s.term = d.consts[d.count(len(d.consts)-1)]
+		s.val = d.consts[d.count(len(d.consts)-1)]
 	}
 	if mask&hasArgs != 0 {
 		s.args = make([]operand, d.count(len(d.buf)))
@@ -565,11 +565,11 @@ func (d *decoder) stmt(s *stmt) {
 			d.fail("not")
 		}
 	case opAssignInt, opMakeNull, opMakeNumber:
-		if s.term == nil {
+		if s.val == nil {
 			d.fail("constant missing")
 		}
 	case opObjectMerge:
-		if s.a.term != nil || s.b.term != nil {
+		if s.a.val != nil || s.b.val != nil {
 			d.fail("merge of a constant")
 		}
 	}

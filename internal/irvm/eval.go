@@ -2,13 +2,10 @@ package irvm
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"time"
+	"unicode/utf8"
 
-	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/topdown"
-	"github.com/open-policy-agent/opa/v1/topdown/builtins"
+	"github.com/toolgate/toolgate/internal/value"
 )
 
 // Error is an evaluation error: a conflict between rule values, a
@@ -28,88 +25,89 @@ func (e *Error) Error() string {
 }
 
 // Options tune one evaluation.
-type Options struct {
-	// Capabilities are handed to OPA's built-in functions.
-	Capabilities *ast.Capabilities
-}
+type Options struct{}
 
 // Eval runs the named plan with input and data and returns the plan's
 // result set: the values its ResultSetAddStmt statements added, each an
 // object of the query's variables. A nil input is an undefined input.
-func (p *Program) Eval(ctx context.Context, name string, input, data ast.Value, o Options) (ast.Set, error) {
+func (p *Program) Eval(ctx context.Context, name string, input, data value.Value, _ Options) (*value.Set, error) {
 	pl, ok := p.plans[name]
 	if !ok {
 		return nil, &Error{Code: "eval_internal_error", Message: "no plan named " + name}
 	}
 	e := p.getEvaluator()
 	defer p.putEvaluator(e)
-	e.ctx, e.results = ctx, ast.NewSet()
-	e.bctx = topdown.BuiltinContext{
-		Context:      ctx,
-		Cache:        e.cache,
-		Capabilities: o.Capabilities,
-		Seed:         rand.Reader, // rand.intn, uuid.rfc4122, io.jwt.encode_sign (as topdown's default)
-	}
-	if p.needsNow {
-		e.bctx.Time = ast.InternedTerm(time.Now().UnixNano())
-	}
-	fr := &frame{locals: make([]*ast.Term, pl.nlocals)}
-	if input != nil {
-		fr.locals[0] = ast.NewTerm(input)
-	}
+	e.env = Env{Ctx: ctx, needsNow: p.needsNow}
+	e.results = value.NewSet(1)
+	fr := &frame{locals: make([]value.Value, pl.nlocals)}
+	fr.locals[0] = input
 	if data == nil {
-		data = ast.NewObject()
+		data = value.NewObject(0)
 	}
-	fr.locals[1] = ast.NewTerm(data)
-	e.input, e.data = fr.locals[0], fr.locals[1]
+	fr.locals[1] = data
+	e.input, e.data = input, data
 	if err := e.run(pl.blocks, fr); err != nil {
 		return nil, err
 	}
 	return e.results, nil
 }
 
+// Env is what one evaluation gives the built-ins it calls through the
+// fallback (OPA's, package irvm's opa.go): the context, and a slot the
+// fallback keeps its per-evaluation state in.
+type Env struct {
+	Ctx      context.Context
+	State    any
+	needsNow bool
+}
+
+// NeedsNow says whether the program calls a built-in that reads the
+// evaluation's clock.
+func (e *Env) NeedsNow() bool { return e.needsNow }
+
 // getEvaluator takes an evaluator from the program's pool: its memo and
 // frames are reused across evaluations (and cleared before use).
 func (p *Program) getEvaluator() *evaluator {
 	if e, ok := p.pool.Get().(*evaluator); ok {
 		clear(e.memoed)
-		clear(e.cache)
 		return e
 	}
 	n := len(p.funcs)
 	e := &evaluator{
 		prog:   p,
-		memo:   make([]*ast.Term, n),
+		memo:   make([]value.Value, n),
 		memoed: make([]bool, n),
 		frames: make([]frame, n),
 		active: make([]bool, n),
-		cache:  builtins.Cache{},
 	}
 	for i, fn := range p.funcs {
-		e.frames[i].locals = make([]*ast.Term, fn.nlocals)
+		e.frames[i].locals = make([]value.Value, fn.nlocals)
 	}
 	return e
 }
 
 func (p *Program) putEvaluator(e *evaluator) {
 	clear(e.memo) // the values belong to the caller now
-	e.ctx, e.input, e.data, e.results = nil, nil, nil, nil
-	e.bctx = topdown.BuiltinContext{}
+	for i := range e.frames {
+		clear(e.frames[i].locals)
+		e.frames[i].ret = nil
+	}
+	e.input, e.data, e.results = nil, nil, nil
+	e.env = Env{}
 	clear(e.active)
+	clear(e.args[:cap(e.args)])
 	p.pool.Put(e)
 }
 
 type evaluator struct {
-	ctx         context.Context
 	prog        *Program
-	input, data *ast.Term
-	memo        []*ast.Term
+	env         Env
+	input, data value.Value
+	memo        []value.Value
 	memoed      []bool
-	results     ast.Set
-	bctx        topdown.BuiltinContext
+	results     *value.Set
 	steps       int
-	args        []*ast.Term // scratch for built-in calls
-	cache       builtins.Cache
+	args        []value.Value // scratch for built-in calls
 	// frames holds each function's frame; active marks those in use (a
 	// function called again while active gets a fresh frame: Rego has no
 	// recursion, but the plan is not trusted to know that)
@@ -118,8 +116,8 @@ type evaluator struct {
 }
 
 type frame struct {
-	locals []*ast.Term
-	ret    *ast.Term
+	locals []value.Value
+	ret    value.Value
 }
 
 // Results of exec: the block ran to its end, a function returned, or a
@@ -144,9 +142,9 @@ func (e *evaluator) run(blocks []*block, fr *frame) error {
 	return nil
 }
 
-func (e *evaluator) get(fr *frame, o operand) *ast.Term {
-	if o.term != nil {
-		return o.term
+func (e *evaluator) get(fr *frame, o operand) value.Value {
+	if o.val != nil {
+		return o.val
 	}
 	return fr.locals[o.local]
 }
@@ -208,7 +206,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			if src == nil || key == nil {
 				return 0, nil
 			}
-			v := src.Get(key)
+			v := get(src, key)
 			if v == nil {
 				return 0, nil
 			}
@@ -218,11 +216,11 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			if src == nil {
 				return 0, nil
 			}
-			n, ok := length(src.Value)
+			n, ok := length(src)
 			if !ok {
-				return 0, e.fail(s, "eval_internal_error", fmt.Sprintf("length of %s", ast.ValueName(src.Value)))
+				return 0, e.fail(s, "eval_internal_error", "length of "+typeName(src))
 			}
-			L[s.target] = ast.InternedTerm(n)
+			L[s.target] = value.Int(n)
 		case opScan:
 			r, err := e.scan(s, fr)
 			if err != nil || r == returned {
@@ -243,7 +241,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 				return r - 1, nil
 			}
 		case opAssignInt, opMakeNull, opMakeNumber:
-			L[s.target] = s.term
+			L[s.target] = s.val
 		case opAssign:
 			v := e.get(fr, s.a)
 			if v == nil {
@@ -256,7 +254,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 				return 0, nil
 			}
 			if old := L[s.target]; old != nil {
-				if !old.Equal(v) {
+				if !value.Equal(old, v) {
 					return 0, e.fail(s, "eval_conflict_error", "complete rules must not produce multiple outputs")
 				}
 				break
@@ -265,22 +263,22 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 		case opReset:
 			L[s.target] = nil
 		case opMakeArray:
-			L[s.target] = ast.NewTerm(ast.NewArrayWithCapacity(s.n))
+			L[s.target] = value.NewArrayCap(s.n)
 		case opMakeObject:
-			L[s.target] = ast.NewTerm(ast.NewObject())
+			L[s.target] = value.NewObject(2)
 		case opMakeSet:
-			L[s.target] = ast.NewTerm(ast.NewSet())
+			L[s.target] = value.NewSet(2)
 		case opEqual, opNotEqual:
 			a, b := e.get(fr, s.a), e.get(fr, s.b)
 			if a == nil || b == nil {
 				return 0, nil
 			}
-			if a.Equal(b) != (s.op == opEqual) {
+			if value.Equal(a, b) != (s.op == opEqual) {
 				return 0, nil
 			}
 		case opIsArray, opIsObject, opIsSet:
 			v := e.get(fr, s.a)
-			if v == nil || !hasType(v.Value, s.op) {
+			if v == nil || !hasType(v, s.op) {
 				return 0, nil
 			}
 		case opIsDefined:
@@ -293,20 +291,20 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			}
 		case opArrayAppend:
 			v := e.get(fr, s.a)
-			arr, ok := termValue[*ast.Array](L[s.target])
+			arr, ok := L[s.target].(*value.Array)
 			if v == nil || !ok {
 				return 0, e.fail(s, "eval_internal_error", "append to a value that is not an array")
 			}
-			L[s.target] = ast.NewTerm(arr.Append(v))
+			arr.Append(v)
 		case opObjectInsert, opObjectInsertOnce:
 			k, v := e.get(fr, s.a), e.get(fr, s.b)
-			obj, ok := termValue[ast.Object](L[s.target])
+			obj, ok := L[s.target].(*value.Object)
 			if k == nil || v == nil || !ok {
 				return 0, e.fail(s, "eval_internal_error", "insert into a value that is not an object")
 			}
 			if s.op == opObjectInsertOnce {
 				if old := obj.Get(k); old != nil {
-					if !old.Equal(v) {
+					if !value.Equal(old, v) {
 						return 0, e.fail(s, "eval_conflict_error", "object keys must be unique")
 					}
 					break
@@ -314,8 +312,8 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			}
 			obj.Insert(k, v)
 		case opObjectMerge:
-			a, aok := termValue[ast.Object](L[s.a.local])
-			b, bok := termValue[ast.Object](L[s.b.local])
+			a, aok := L[s.a.local].(*value.Object)
+			b, bok := L[s.b.local].(*value.Object)
 			if !aok || !bok {
 				return 0, e.fail(s, "eval_conflict_error", "object merge of a value that is not an object")
 			}
@@ -323,10 +321,10 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			if !ok {
 				return 0, e.fail(s, "eval_conflict_error", "object keys must be unique")
 			}
-			L[s.target] = ast.NewTerm(m)
+			L[s.target] = m
 		case opSetAdd:
 			v := e.get(fr, s.a)
-			set, ok := termValue[ast.Set](L[s.target])
+			set, ok := L[s.target].(*value.Set)
 			if v == nil || !ok {
 				return 0, e.fail(s, "eval_internal_error", "add to a value that is not a set")
 			}
@@ -343,67 +341,67 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 	return completed, nil
 }
 
-// scan runs the block once per element of the source. Inside it, level 0
+// scan runs the block once per element of the source, in OPA's order
+// (arrays by index, objects by key, sets by element). Inside it, level 0
 // is the next element and level 1 the end of the scan (OPA's Wasm target
 // lays a scan out as a loop in a block). It returns completed when the
 // statement after the scan runs next.
 func (e *evaluator) scan(s *stmt, fr *frame) (int, error) {
-	src := fr.locals[s.target]
-	if src == nil {
-		return completed, nil
-	}
-	var out int
-	var err error
-	step := func(k, v *ast.Term) bool {
+	step := func(k, v value.Value) (int, bool, error) {
 		e.steps++
-		if e.steps&1023 == 0 && e.ctx.Err() != nil {
-			err = e.fail(s, "eval_cancel_error", "evaluation cancelled: "+e.ctx.Err().Error())
-			return true
+		if e.steps&1023 == 0 && e.env.Ctx.Err() != nil {
+			return 0, true, e.fail(s, "eval_cancel_error", "evaluation cancelled: "+e.env.Ctx.Err().Error())
 		}
 		fr.locals[s.n], fr.locals[s.value] = k, v
-		r, xerr := e.exec(s.block, fr)
+		r, err := e.exec(s.block, fr)
 		switch {
-		case xerr != nil:
-			err = xerr
-			return true
+		case err != nil:
+			return 0, true, err
 		case r == returned:
-			out = returned
-			return true
+			return returned, true, nil
 		case r >= 2:
-			out = r - 2
-			return true
+			return r - 2, true, nil
 		case r == 1:
-			return true
+			return completed, true, nil
 		}
-		return false
+		return completed, false, nil
 	}
-	out = completed
-	switch v := src.Value.(type) {
-	case *ast.Array:
+	switch v := fr.locals[s.target].(type) {
+	case *value.Array:
 		for i := 0; i < v.Len(); i++ {
-			if step(ast.InternedTerm(i), v.Elem(i)) {
-				break
+			if r, stop, err := step(value.Int(i), v.Elem(i)); stop {
+				return r, err
 			}
 		}
-	case ast.Object:
-		v.Until(step)
-	case ast.Set:
-		v.Until(func(t *ast.Term) bool { return step(t, t) })
+	case *value.Object:
+		for i := 0; i < v.Len(); i++ {
+			k, x := v.Entry(i)
+			if r, stop, err := step(k, x); stop {
+				return r, err
+			}
+		}
+	case *value.Set:
+		for i := 0; i < v.Len(); i++ {
+			x := v.Elems()[i]
+			if r, stop, err := step(x, x); stop {
+				return r, err
+			}
+		}
 	}
-	return out, err
+	return completed, nil
 }
 
 // call runs a planned function. Functions of input and data alone are
 // memoised for the evaluation, as OPA's Wasm target does.
-func (e *evaluator) call(s *stmt, fr *frame) (*ast.Term, error) {
+func (e *evaluator) call(s *stmt, fr *frame) (value.Value, error) {
 	fn := e.prog.funcs[s.n]
-	memo := fn.memo && e.get(fr, s.args[0]) == e.input && e.get(fr, s.args[1]) == e.data
+	memo := fn.memo && same(e.get(fr, s.args[0]), e.input) && same(e.get(fr, s.args[1]), e.data)
 	if memo && e.memoed[s.n] {
 		return e.memo[s.n], nil
 	}
 	var callee *frame
 	if e.active[s.n] {
-		callee = &frame{locals: make([]*ast.Term, fn.nlocals)}
+		callee = &frame{locals: make([]value.Value, fn.nlocals)}
 	} else {
 		callee = &e.frames[s.n]
 		clear(callee.locals)
@@ -427,8 +425,19 @@ func (e *evaluator) call(s *stmt, fr *frame) (*ast.Term, error) {
 	return ret, nil
 }
 
+// same says whether a and b are the very same value: the same pointer
+// for composite values (what memoisation needs: this evaluation's input
+// and data, not an equal copy), the same scalar otherwise.
+func same(a, b value.Value) bool {
+	switch a.(type) {
+	case *value.Array, *value.Object, *value.Set, nil:
+		return a == b
+	}
+	return value.Equal(a, b) && b != nil
+}
+
 // builtin calls a built-in function; nil is undefined.
-func (e *evaluator) builtin(s *stmt, fr *frame) (*ast.Term, error) {
+func (e *evaluator) builtin(s *stmt, fr *frame) (value.Value, error) {
 	args := e.args[:0]
 	for _, a := range s.args {
 		v := e.get(fr, a)
@@ -438,60 +447,64 @@ func (e *evaluator) builtin(s *stmt, fr *frame) (*ast.Term, error) {
 		args = append(args, v)
 	}
 	e.args = args[:0]
+	var out value.Value
+	var err error
 	if s.bi.native != nil {
-		if v, ok, err := s.bi.native(args); ok || err != nil {
-			if err != nil {
-				return nil, e.fail(s, "eval_builtin_error", s.name+": "+err.Error())
-			}
-			return v, nil
-		}
+		out, err = s.bi.native(args)
+	} else {
+		// a fallback may keep its operands: give it its own slice
+		out, err = s.bi.other(&e.env, append([]value.Value(nil), args...))
 	}
-	// OPA's built-ins may keep their operands: give them their own slice.
-	own := make([]*ast.Term, len(args))
-	copy(own, args)
-	var out *ast.Term
-	err := s.bi.opa(e.bctx, own, func(t *ast.Term) error {
-		out = t
-		return nil
-	})
 	if err != nil {
-		return nil, e.fail(s, "eval_builtin_error", err.Error())
+		return nil, e.fail(s, "eval_builtin_error", s.name+": "+err.Error())
 	}
 	return out, nil
 }
 
+// get is the value at key in src (DotStmt, object.get): an object's
+// value, an array's element at an integer index, a set's element; nil
+// otherwise.
+func get(src, key value.Value) value.Value {
+	switch c := src.(type) {
+	case *value.Object:
+		return c.Get(key)
+	case *value.Array:
+		if n, ok := key.(value.Number); ok {
+			if i, ok := n.Int(); ok && i >= 0 && i < c.Len() {
+				return c.Elem(i)
+			}
+		}
+	case *value.Set:
+		if c.Contains(key) {
+			return key
+		}
+	}
+	return nil
+}
+
 // hasType is the check of IsArrayStmt, IsObjectStmt and IsSetStmt.
-func hasType(v ast.Value, op opcode) bool {
+func hasType(v value.Value, op opcode) bool {
 	switch v.(type) {
-	case *ast.Array:
+	case *value.Array:
 		return op == opIsArray
-	case ast.Object:
+	case *value.Object:
 		return op == opIsObject
-	case ast.Set:
+	case *value.Set:
 		return op == opIsSet
 	}
 	return false
 }
 
-func termValue[T ast.Value](t *ast.Term) (T, bool) {
-	var zero T
-	if t == nil {
-		return zero, false
-	}
-	v, ok := t.Value.(T)
-	return v, ok
-}
-
-func length(v ast.Value) (int, bool) {
+func length(v value.Value) (int, bool) {
 	switch v := v.(type) {
-	case *ast.Array:
+	case *value.Array:
 		return v.Len(), true
-	case ast.Object:
+	case *value.Object:
 		return v.Len(), true
-	case ast.Set:
+	case *value.Set:
 		return v.Len(), true
-	case ast.String:
-		return len([]rune(string(v))), true
+	case value.String:
+		return utf8.RuneCountInString(string(v)), true
 	}
 	return 0, false
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/util"
 
 	"github.com/toolgate/toolgate/internal/irvm"
+	"github.com/toolgate/toolgate/internal/value"
 )
 
 // module exercises what the planner emits for ordinary policies: partial
@@ -235,21 +236,28 @@ func topdownValue(ctx context.Context, pq rego.PreparedEvalQuery, input ast.Valu
 }
 
 func vmValue(ctx context.Context, prog *irvm.Program, input, data ast.Value) (ast.Value, error) {
-	set, err := prog.Eval(ctx, irvm.QueryPlan, input, data, irvm.Options{})
+	in, err := irvm.FromAST(input)
+	if err != nil {
+		return nil, err
+	}
+	d, err := irvm.FromAST(data)
+	if err != nil {
+		return nil, err
+	}
+	set, err := prog.Eval(ctx, irvm.QueryPlan, in, d, irvm.Options{})
 	if err != nil || set.Len() == 0 {
 		return nil, err
 	}
 	if set.Len() != 1 {
 		return nil, fmt.Errorf("%d results", set.Len())
 	}
-	obj, ok := set.Slice()[0].Value.(ast.Object)
+	obj, ok := set.Elems()[0].(*value.Object)
 	if !ok || obj.Len() != 1 {
-		return nil, fmt.Errorf("result %v is not one binding", set)
+		return nil, fmt.Errorf("result %s is not one binding", value.Text(set))
 	}
-	var v ast.Value
-	obj.Foreach(func(_, t *ast.Term) { v = t.Value })
+	_, v := obj.Entry(0)
 	// Round-trip through JSON, as the topdown side does.
-	j, err := ast.JSON(v)
+	j, err := ast.JSON(irvm.ASTValue(v))
 	if err != nil {
 		return nil, err
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/open-policy-agent/opa/v1/ast"
+	"strconv"
+
 	"github.com/open-policy-agent/opa/v1/ir"
-	"github.com/open-policy-agent/opa/v1/topdown"
+
+	"github.com/toolgate/toolgate/internal/value"
 )
 
 type opcode uint8
@@ -47,21 +49,21 @@ const (
 	opNop
 )
 
-// operand is a local (term == nil) or a constant.
+// operand is a local (val == nil) or a constant.
 type operand struct {
 	local int
-	term  *ast.Term
+	val   value.Value
 }
 
 type stmt struct {
 	op     opcode
-	a, b   operand // sources (Dot: a source, b key; Equal: a, b; Insert: a key, b value)
-	target int     // the local written, or read (IsDefined, Scan source)
-	n      int     // break index; Scan key local; function index
-	value  int     // Scan value local
-	term   *ast.Term
-	block  *block   // Scan, Not
-	blocks []*block // Block
+	a, b   operand     // sources (Dot: a source, b key; Equal: a, b; Insert: a key, b value)
+	target int         // the local written, or read (IsDefined, Scan source)
+	n      int         // break index; Scan key local; function index
+	value  int         // Scan value local
+	val    value.Value // the constant of AssignInt, MakeNull, MakeNumber
+	block  *block      // Scan, Not
+	blocks []*block    // Block
 	args   []operand
 	bi     builtin
 	name   string // the called function, for errors
@@ -73,6 +75,22 @@ type stmt struct {
 type location struct{ File, Row, Col int }
 
 type block struct{ stmts []stmt }
+
+// builtin is a resolved built-in function: a native one, or one the
+// fallback gave.
+type builtin struct {
+	native nativeFunc
+	other  fallbackFunc
+}
+
+// fallbackFunc calls a built-in this package does not implement.
+type fallbackFunc func(env *Env, args []value.Value) (value.Value, error)
+
+// fallback resolves the built-ins that have no native implementation;
+// now says whether the built-in reads the evaluation's clock. It is set
+// in builds that carry OPA (opa.go); without it a plan calling such a
+// built-in is refused.
+var fallback func(name string) (f fallbackFunc, now bool)
 
 type function struct {
 	name    string
@@ -108,7 +126,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 	c := &compiler{prog: &Program{plans: map[string]*plan{}}, funcIndex: map[string]int{}}
 	if p.Static != nil {
 		for _, s := range p.Static.Strings {
-			c.strings = append(c.strings, ast.StringTerm(s.Value))
+			c.strings = append(c.strings, value.String(s.Value))
 		}
 		for _, f := range p.Static.Files {
 			c.prog.files = append(c.prog.files, f.Value)
@@ -172,7 +190,7 @@ func (p *Program) Plans() []string {
 
 type compiler struct {
 	prog      *Program
-	strings   []*ast.Term
+	strings   []value.Value
 	funcIndex map[string]int
 	// slots numbers the IR locals one function (or plan) uses densely:
 	// the planner numbers them across the whole policy, so a function's
@@ -204,9 +222,9 @@ func (c *compiler) operand(o ir.Operand) (operand, error) {
 		if int(v) < 0 || int(v) >= len(c.strings) {
 			return operand{}, fmt.Errorf("string index %d out of range", v)
 		}
-		return operand{term: c.strings[v]}, nil
+		return operand{val: c.strings[v]}, nil
 	case ir.Bool:
-		return operand{term: ast.InternedTerm(bool(v))}, nil
+		return operand{val: value.Boolean(bool(v))}, nil
 	}
 	return operand{}, fmt.Errorf("unknown operand %T", o.Value)
 }
@@ -289,7 +307,7 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		out.op = opNot
 		out.block, err = c.block(s.Block)
 	case *ir.AssignIntStmt:
-		out.op, out.target, out.term = opAssignInt, c.see(int(s.Target)), ast.InternedTerm(s.Value)
+		out.op, out.target, out.val = opAssignInt, c.see(int(s.Target)), intValue(s.Value)
 	case *ir.AssignVarStmt:
 		out.op, out.target = opAssign, c.see(int(s.Target))
 		ops([]*operand{&out.a}, s.Source)
@@ -299,19 +317,19 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 	case *ir.ResetLocalStmt:
 		out.op, out.target = opReset, c.see(int(s.Target))
 	case *ir.MakeNullStmt:
-		out.op, out.target, out.term = opMakeNull, c.see(int(s.Target)), ast.NullTerm()
+		out.op, out.target, out.val = opMakeNull, c.see(int(s.Target)), value.NullValue
 	case *ir.MakeNumberIntStmt:
-		out.op, out.target, out.term = opMakeNumber, c.see(int(s.Target)), ast.InternedTerm(s.Value)
+		out.op, out.target, out.val = opMakeNumber, c.see(int(s.Target)), intValue(s.Value)
 	case *ir.MakeNumberRefStmt:
 		out.op, out.target = opMakeNumber, c.see(int(s.Target))
 		if s.Index < 0 || s.Index >= len(c.strings) {
 			return out, fmt.Errorf("number constant %d out of range", s.Index)
 		}
-		str := string(c.strings[s.Index].Value.(ast.String))
+		str := string(c.strings[s.Index].(value.String))
 		if _, perr := json.Number(str).Float64(); perr != nil {
 			return out, fmt.Errorf("number constant %q: %w", str, perr)
 		}
-		out.term = ast.NumberTerm(json.Number(str))
+		out.val = value.Number(str)
 	case *ir.MakeArrayStmt:
 		out.op, out.target, out.n = opMakeArray, c.see(int(s.Target)), int(s.Capacity)
 	case *ir.MakeObjectStmt:
@@ -363,19 +381,24 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 	return out, err
 }
 
-// builtin resolves a built-in function: a native one when this package has
-// it, OPA's own otherwise.
+// builtin resolves a built-in function: a native one when this package
+// has it, else the fallback (OPA's, when the build has OPA).
 func (c *compiler) builtin(name string, arity int) (builtin, error) {
 	if f, ok := natives[name]; ok && f.arity == arity {
 		return builtin{native: f.fn}, nil
 	}
-	switch name {
-	case "time.now_ns", "io.jwt.decode_verify": // read the evaluation's clock
-		c.prog.needsNow = true
+	if fallback != nil {
+		if f, now := fallback(name); f != nil {
+			c.prog.needsNow = c.prog.needsNow || now
+			return builtin{other: f}, nil
+		}
 	}
-	f := topdown.GetBuiltin(name)
-	if f == nil {
-		return builtin{}, fmt.Errorf("built-in function %s is not available", name)
+	return builtin{}, fmt.Errorf("built-in function %s is not available", name)
+}
+
+func intValue(i int64) value.Value {
+	if i >= 0 && i < 1024 {
+		return value.Int(int(i))
 	}
-	return builtin{opa: f}, nil
+	return value.Number(strconv.FormatInt(i, 10))
 }

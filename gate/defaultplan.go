@@ -6,9 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
-
-	"github.com/open-policy-agent/opa/v1/version"
 
 	"github.com/toolgate/toolgate/internal/irvm"
 	"github.com/toolgate/toolgate/policies"
@@ -18,18 +17,18 @@ import (
 
 // The embedded default policy's plan is made when toolgate is built (go
 // generate; TestEmbeddedPlan fails while it is stale) and kept in
-// policies/default.plan: its first line is the key of the modules and OPA
-// version it was planned from, the rest the irvm program. A gate on the
-// default policy alone (any data: a plan reads data when it runs) loads
-// it instead of having OPA compile and plan the policy, which took most
-// of a start (≈ 50 ms of CPU). Any other policy, or a key that does not
-// match, is compiled as before.
+// policies/default.plan: its first line is the key of the modules it was
+// planned from and the version of OPA that planned them, the rest the
+// irvm program. A gate on the default policy alone (any data: a plan
+// reads data when it runs) loads it instead of having OPA compile and
+// plan the policy, which took most of a start (≈ 50 ms of CPU). Any other
+// policy, or a plan made from other modules or (in the full build) by
+// another OPA, is compiled as before.
 
-// planKey names what a plan was made from: the encoding, OPA's version
-// (its compiler and planner made the plan) and every module.
+// planKey names the modules a plan was made from.
 func planKey(modules map[string]string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "toolgate plan 1\nopa %s\n", version.Version)
+	fmt.Fprintf(h, "toolgate plan 1\n")
 	names := make([]string, 0, len(modules))
 	for n := range modules {
 		names = append(names, n)
@@ -48,7 +47,7 @@ func encodePlan(modules map[string]string, prog *irvm.Program) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte(planKey(modules)+"\n"), b...), nil
+	return append([]byte(planKey(modules)+" "+opaVersion+"\n"), b...), nil
 }
 
 var embedded struct {
@@ -64,8 +63,12 @@ var embedded struct {
 // hasEmbeddedPlan says whether the embedded plan was made from modules.
 func hasEmbeddedPlan(modules map[string]string) bool {
 	embedded.once.Do(func() {
-		if key, prog, ok := bytes.Cut(policies.Plan, []byte("\n")); ok {
-			embedded.key, embedded.prog = string(key), prog
+		head, prog, _ := bytes.Cut(policies.Plan, []byte("\n"))
+		key, opa, _ := strings.Cut(string(head), " ")
+		// the full build takes the plan only from its own OPA; the small
+		// build, which has no OPA, from any
+		if opaVersion == "" || opa == opaVersion {
+			embedded.key, embedded.prog = key, prog
 		}
 	})
 	return embedded.key != "" && embedded.key == planKey(modules)

@@ -14,11 +14,11 @@ import (
 
 func planOf(t *testing.T, p *Policy) []byte {
 	t.Helper()
-	opts, _, err := p.regoOptions()
+	doc, err := p.dataDoc()
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := irvm.Prepare(context.Background(), opts...)
+	prog, err := irvm.Prepare(context.Background(), p.regoOptions(doc)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,22 @@
 // build the Rego input document (with the parser's facts), and evaluate one
 // OPA query, data.toolgate.decision.
 //
-// OPA compiles the policy and plans the query; by default the plan runs on
-// internal/irvm (OPA's values and built-ins, without topdown's
-// unification), which decides about twice as fast. Options.Topdown keeps
-// OPA's topdown evaluator (one-shot processes, where planning costs more
-// than it saves); traced evaluations (explain) and a plan irvm refuses use
-// topdown too. Options.Background compiles on a goroutine: Analyse (the
-// policy-independent half of a decision) runs meanwhile and Judge waits.
+// OPA compiles the policy and plans the query; the plan runs on
+// internal/irvm over toolgate's own values (internal/value), with the
+// default policy's built-ins native. The embedded default policy is
+// planned when toolgate is built (policies/default.plan, defaultplan.go),
+// so a gate on it loads the plan instead of compiling. Options.Topdown
+// keeps OPA's topdown evaluator; OneShot (the hook) uses the built plan
+// or else topdown (which costs no planning); traced evaluations (explain)
+// and a plan irvm refuses use topdown too. Options.Background compiles on
+// a goroutine: Analyse (the policy-independent half of a decision) runs
+// meanwhile and Judge waits.
+//
+// The small build (-tags toolgate_small, small.go) has no OPA: it runs
+// the embedded plan only, and everything that needs OPA (other policies,
+// data files, bundles, policy tests, traces) returns ErrNeedsFull. The
+// files that use OPA are the ones tagged !toolgate_small (policy_opa.go,
+// bundle.go, policytest.go, opaversion_opa.go).
 //
 // It fails closed: undecodable input, an unknown tool, invalid arguments, a
 // script the parser could not analyse, a policy that fails to compile (New

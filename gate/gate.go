@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-
-	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/toolgate/toolgate/internal/homedir"
 	"github.com/toolgate/toolgate/internal/irvm"
@@ -329,7 +327,7 @@ func (g *Gate) Decide(ctx context.Context, c Call) (res Result) {
 	return g.decide(ctx, c, nil)
 }
 
-func (g *Gate) decide(ctx context.Context, c Call, tracer topdown.QueryTracer) (res Result) {
+func (g *Gate) decide(ctx context.Context, c Call, tracer queryTracer) (res Result) {
 	return g.decideUsing(ctx, c, func(in *Input) Result { return g.evaluate(ctx, c, in, tracer) })
 }
 
@@ -489,7 +487,7 @@ func orDot(s string) string {
 }
 
 // evaluate runs the prepared query and checks the shape of its answer.
-func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.QueryTracer) (res Result) {
+func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer queryTracer) (res Result) {
 	v, err := inputValue(in)
 	if err != nil {
 		return deny(c.ID, c.Tool, CodePolicyError, "cannot encode the policy input: "+err.Error())
@@ -527,23 +525,23 @@ func (g *Gate) evaluate(ctx context.Context, c Call, in *Input, tracer topdown.Q
 		}
 		return shape(c, out)
 	}
-	pq, err := ev.topdown(ctx)
-	if err != nil {
+	out, ok, err := ev.evalTopdown(ctx, v, tracer)
+	var ee errEval
+	switch {
+	case errors.As(err, &ee):
+		return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to evaluate, so the call is denied: "+ee.err.Error())
+	case err != nil:
 		return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to compile, so the call is denied: "+err.Error())
-	}
-	opts := []rego.EvalOption{rego.EvalParsedInput(irvm.ASTValue(v))}
-	if tracer != nil {
-		opts = append(opts, rego.EvalQueryTracer(tracer))
-	}
-	rs, err := pq.Eval(ctx, opts...)
-	if err != nil {
-		return deny(c.ID, c.Tool, CodePolicyError, "the policy failed to evaluate, so the call is denied: "+err.Error())
-	}
-	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+	case !ok:
 		return deny(c.ID, c.Tool, CodePolicyShape, "the policy gave no decision (data.toolgate.decision is undefined), so the call is denied")
 	}
-	return shape(c, rs[0].Expressions[0].Value)
+	return shape(c, out)
 }
+
+// errEval is an evaluation's error (not a compile's).
+type errEval struct{ err error }
+
+func (e errEval) Error() string { return e.err.Error() }
 
 // Ready waits for the policy's compile (Options.Background) and returns
 // its error, or ctx's if ctx ends first.

@@ -1,27 +1,19 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/mattn/go-shellwords"
-	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/loader"
-	"github.com/open-policy-agent/opa/v1/rego"
-	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/toolgate/toolgate/internal/irvm"
 	"github.com/toolgate/toolgate/internal/value"
@@ -44,8 +36,8 @@ type Policy struct {
 	// a bundle (LoadBundle); empty otherwise.
 	Revision string
 
-	parsed  map[string]*ast.Module // Modules, parsed once
-	sources map[string]source      // Modules and Tests → where LoadPolicy read them
+	parsed  parsedModules     // Modules, parsed once (by OPA)
+	sources map[string]source // Modules and Tests → where LoadPolicy read them
 }
 
 // source is where LoadPolicy read a module: the index of its directory in
@@ -64,60 +56,20 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	if len(dirs) == 0 {
 		dirs = []string{Builtin}
 	}
-	p := &Policy{Modules: map[string]string{}, Tests: map[string]string{}, Data: map[string]any{}, parsed: map[string]*ast.Module{}, sources: map[string]source{}}
+	p := &Policy{Modules: map[string]string{}, Tests: map[string]string{}, Data: map[string]any{}, parsed: parsedModules{}, sources: map[string]source{}}
 	for di, d := range dirs {
-		var fsys fs.FS
-		var res *loader.Result
 		var err error
-		prefix := d
 		if d == Builtin {
-			fsys = policies.FS
-			res, err = loader.NewFileLoader().WithFS(policies.FS).Filtered([]string{"."}, regoFilter)
+			err = p.addBuiltin(di)
 		} else {
-			if st, serr := os.Stat(d); serr != nil {
-				return nil, fmt.Errorf("policy directory %s: %w", d, serr)
-			} else if !st.IsDir() {
-				return nil, fmt.Errorf("policy directory %s: not a directory", d)
-			}
-			fsys = os.DirFS(d)
-			res, err = loader.NewFileLoader().Filtered([]string{d}, func(abspath string, info fs.FileInfo, depth int) bool {
-				return hiddenFilter(abspath, info, depth) || regoFilter(abspath, info, depth)
-			})
+			err = p.addDir(di, d)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("loading policy %s: %w", d, err)
-		}
-		names, err := regoFiles(fsys, d != Builtin)
-		if err != nil {
-			return nil, fmt.Errorf("loading policy %s: %w", d, err)
-		}
-		for _, name := range names {
-			src, err := fs.ReadFile(fsys, name)
-			if err != nil {
-				return nil, fmt.Errorf("loading policy %s: %w", d, err)
-			}
-			key := prefix + ":" + name
-			if d != Builtin {
-				// named as OPA's loader names files (no leading slash)
-				key = prefix + ":" + strings.TrimPrefix(filepath.ToSlash(filepath.Join(d, name)), "/")
-			}
-			p.sources[key] = source{dir: di, name: name}
-			if strings.HasSuffix(name, "_test.rego") {
-				p.Tests[key] = string(src)
-			} else {
-				p.Modules[key] = string(src)
-			}
-		}
-		if err := mergeData(p.Data, res.Documents, d); err != nil {
 			return nil, err
 		}
 	}
 	for _, f := range dataFiles {
-		res, err := loader.NewFileLoader().All([]string{f})
-		if err != nil {
-			return nil, fmt.Errorf("loading data %s: %w", f, err)
-		}
-		if err := mergeData(p.Data, res.Documents, f); err != nil {
+		if err := p.addDataFile(f); err != nil {
 			return nil, err
 		}
 	}
@@ -136,35 +88,44 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	return p, nil
 }
 
-// parse parses the modules on every core: parsing is a quarter of the time
-// a gate takes to start, and every hook call starts one.
-func (p *Policy) parse() error {
-	names := make([]string, 0, len(p.Modules))
-	for n := range p.Modules {
-		names = append(names, n)
+// addBuiltin adds the embedded default policy, the dir-th in LoadPolicy's
+// list: its modules and tests, and data.json (read as OPA's loader reads
+// a data.json at the root: the whole data document; numbers kept as
+// written). TestBuiltinDataAsOPALoads holds the two readings equal.
+func (p *Policy) addBuiltin(dir int) error {
+	names, err := regoFiles(policies.FS, false)
+	if err != nil {
+		return fmt.Errorf("loading policy %s: %w", Builtin, err)
 	}
-	sort.Strings(names)
-	mods := make([]*ast.Module, len(names))
-	errs := make([]error, len(names))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(names)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(names); i = int(next.Add(1) - 1) {
-				mods[i], errs[i] = ast.ParseModuleWithOpts(names[i], p.Modules[names[i]], ast.ParserOptions{RegoVersion: ast.RegoV1})
-			}
-		}()
-	}
-	wg.Wait()
-	for i, n := range names {
-		if errs[i] != nil {
-			return fmt.Errorf("loading policy: %w", errs[i])
+	for _, name := range names {
+		src, err := fs.ReadFile(policies.FS, name)
+		if err != nil {
+			return fmt.Errorf("loading policy %s: %w", Builtin, err)
 		}
-		p.parsed[n] = mods[i]
+		p.addModule(Builtin+":"+name, dir, name, src)
 	}
-	return nil
+	raw, err := fs.ReadFile(policies.FS, "data.json")
+	if err != nil {
+		return fmt.Errorf("loading policy %s: %w", Builtin, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return fmt.Errorf("loading policy %s: data.json: %w", Builtin, err)
+	}
+	return mergeData(p.Data, doc, Builtin)
+}
+
+// addModule files a module (or a test module) read from the dir-th
+// directory under key.
+func (p *Policy) addModule(key string, dir int, name string, src []byte) {
+	p.sources[key] = source{dir: dir, name: name}
+	if strings.HasSuffix(name, "_test.rego") {
+		p.Tests[key] = string(src)
+	} else {
+		p.Modules[key] = string(src)
+	}
 }
 
 // regoFiles lists the .rego files of fsys as OPA's loader finds them:
@@ -266,30 +227,6 @@ func (p *Policy) Config() map[string]any {
 	return cfg
 }
 
-// Capabilities are OPA's built-ins minus those that reach outside the
-// process (http.send, net.*, opa.runtime and friends): a policy decides from
-// its input and data alone.
-func Capabilities() *ast.Capabilities {
-	caps := ast.CapabilitiesForThisVersion()
-	banned := func(name string) bool {
-		switch {
-		case name == "http.send", name == "opa.runtime", name == "rego.parse_module",
-			name == "trace", strings.HasPrefix(name, "net."), strings.HasPrefix(name, "providers."):
-			return true
-		}
-		return false
-	}
-	kept := caps.Builtins[:0]
-	for _, b := range caps.Builtins {
-		if !banned(b.Name) {
-			kept = append(kept, b)
-		}
-	}
-	caps.Builtins = kept
-	caps.AllowNet = []string{}
-	return caps
-}
-
 // index builds data.toolgate.index from the config so that rules look
 // entries up instead of scanning lists: allowed_commands becomes an object
 // keyed by the normalized prefix ("git status").
@@ -359,9 +296,9 @@ func index(cfg map[string]any) (map[string]any, error) {
 	return idx, nil
 }
 
-// regoOptions are the query, data and modules for OPA, and the data
-// document as a value (for irvm).
-func (p *Policy) regoOptions() ([]func(*rego.Rego), value.Value, error) {
+// dataDoc is the data document a policy is evaluated with: its data and
+// data.toolgate.index, built from the config.
+func (p *Policy) dataDoc() (map[string]any, error) {
 	data := deepCopy(p.Data)
 	tg, _ := data["toolgate"].(map[string]any)
 	if tg == nil {
@@ -370,55 +307,19 @@ func (p *Policy) regoOptions() ([]func(*rego.Rego), value.Value, error) {
 	}
 	idx, err := index(p.Config())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tg["index"] = idx
-	dv, err := value.FromGo(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("policy data: %w", err)
-	}
-	opts := []func(*rego.Rego){
-		rego.Query(DecisionQuery),
-		rego.Store(inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true))),
-		rego.StoreReadAST(true),
-		rego.Capabilities(Capabilities()),
-		rego.StrictBuiltinErrors(true),
-		rego.SetRegoVersion(ast.RegoV1),
-	}
-	for name, src := range p.Modules {
-		if m, ok := p.parsed[name]; ok {
-			opts = append(opts, rego.ParsedModule(m))
-		} else {
-			opts = append(opts, rego.Module(name, src))
-		}
-	}
-	return opts, dv, nil
-}
-
-// prepare compiles the policy once into a prepared query (OPA's topdown).
-func (p *Policy) prepare(ctx context.Context) (rego.PreparedEvalQuery, error) {
-	opts, _, err := p.regoOptions()
-	if err != nil {
-		return rego.PreparedEvalQuery{}, err
-	}
-	pq, err := rego.New(opts...).PrepareForEval(ctx)
-	if err != nil {
-		return rego.PreparedEvalQuery{}, fmt.Errorf("compiling policy: %w", err)
-	}
-	return pq, nil
+	return data, nil
 }
 
 // evaluator holds a compiled policy: OPA's plan of it run by irvm when
-// the plan allows, and topdown (prepared on first need, or at once when
+// there is one, and topdown (prepared on first need, or at once when
 // there is no plan) for traced evaluations and as the fallback.
 type evaluator struct {
 	vm   *irvm.Program
 	data value.Value
-	opts []func(*rego.Rego)
-
-	once sync.Once
-	pq   rego.PreparedEvalQuery
-	err  error
+	td   topdownState
 }
 
 // compile prepares the policy's evaluator. With useVM the policy's plan
@@ -426,11 +327,15 @@ type evaluator struct {
 // is compiled and planned for irvm; a plan irvm cannot run, plannedOnly
 // without a plan, or useVM false leave topdown.
 func (p *Policy) compile(ctx context.Context, useVM, plannedOnly bool) (*evaluator, error) {
-	opts, dv, err := p.regoOptions()
+	doc, err := p.dataDoc()
 	if err != nil {
 		return nil, err
 	}
-	ev := &evaluator{data: dv, opts: opts}
+	dv, err := value.FromGo(doc)
+	if err != nil {
+		return nil, fmt.Errorf("policy data: %w", err)
+	}
+	ev := &evaluator{data: dv, td: newTopdownState(p, doc)}
 	if useVM {
 		// planned when toolgate was built
 		if vm, err := embeddedPlan(p.Modules); vm != nil || err != nil {
@@ -441,33 +346,10 @@ func (p *Policy) compile(ctx context.Context, useVM, plannedOnly bool) (*evaluat
 			return ev, nil
 		}
 	}
-	if useVM && !plannedOnly {
-		vm, err := irvm.Prepare(ctx, opts...)
-		if err == nil {
-			ev.vm = vm
-			return ev, nil
-		}
-		var unsupported *irvm.UnsupportedError
-		if !errors.As(err, &unsupported) {
-			return nil, fmt.Errorf("compiling policy: %w", err)
-		}
-		// A plan irvm does not run: topdown does.
-	}
-	if _, err := ev.topdown(ctx); err != nil {
+	if err := p.compileOPA(ctx, ev, useVM && !plannedOnly); err != nil {
 		return nil, err
 	}
 	return ev, nil
-}
-
-// topdown returns the query prepared for OPA's own evaluator.
-func (ev *evaluator) topdown(ctx context.Context) (rego.PreparedEvalQuery, error) {
-	ev.once.Do(func() {
-		ev.pq, ev.err = rego.New(ev.opts...).PrepareForEval(ctx)
-		if ev.err != nil {
-			ev.err = fmt.Errorf("compiling policy: %w", ev.err)
-		}
-	})
-	return ev.pq, ev.err
 }
 
 func deepCopy(m map[string]any) map[string]any {
@@ -478,4 +360,12 @@ func deepCopy(m map[string]any) map[string]any {
 		out = map[string]any{}
 	}
 	return out
+}
+
+// TestResult is the outcome of one Rego unit test.
+type TestResult struct {
+	Name   string // package.test_name
+	File   string
+	Pass   bool
+	Detail string // why it failed or errored
 }

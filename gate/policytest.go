@@ -1,3 +1,5 @@
+//go:build !toolgate_small
+
 package gate
 
 import (
@@ -12,14 +14,6 @@ import (
 	"github.com/open-policy-agent/opa/v1/tester"
 	"github.com/open-policy-agent/opa/v1/topdown"
 )
-
-// TestResult is the outcome of one Rego unit test.
-type TestResult struct {
-	Name   string // package.test_name
-	File   string
-	Pass   bool
-	Detail string // why it failed or errored
-}
 
 // Test runs the policy's Rego unit tests (every test_* rule in the loaded
 // *_test.rego modules) with OPA's tester, against the policy's data and the

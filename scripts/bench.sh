@@ -8,6 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v go >/dev/null || { echo "bench: Go is required" >&2; exit 1; }
 bash scripts/ensure-bwrap.sh
-mkdir -p bin
-CGO_ENABLED=0 go build -o bin/ ./cmd/...
+bash scripts/build.sh
 exec go run ./internal/benchtool -toolgate bin/toolgate "$@"

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 command -v go >/dev/null || { echo "demo: Go is required (https://go.dev/dl/)" >&2; exit 1; }
 bash scripts/ensure-bwrap.sh
 mkdir -p bin
-CGO_ENABLED=0 go build -o bin/toolgate ./cmd/toolgate
+bash scripts/build.sh
 
 demo=$(mktemp -d)
 trap 'rm -rf "$demo"' EXIT

@@ -7,5 +7,13 @@
 // outcomes to exit codes (0 ok, 1 error, 2 failures found). The commands only
 // parse flags and call the gate package: no policy logic lives here.
 //
-// Not here yet: run, audit, mcp, hook and serve arrive with later work.
+// Two builds come from this package (scripts/build.sh). The full build
+// (plain go build) has every command. The small build (-tags
+// toolgate_small, installed as toolgate) leaves out OPA's compiler and
+// the MCP SDK and starts in about half the time, which a hook pays on
+// every tool call: it serves check, run, hook, audit and tools on the
+// embedded default policy, and small.go hands anything else (another
+// policy, --data, a bundle, policy, explain, serve, mcp, --help) to
+// toolgate-full beside it with exec, before reading or writing anything.
+// TestSmallBuild holds the two builds' decisions equal over the corpus.
 package main

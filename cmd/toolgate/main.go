@@ -12,6 +12,7 @@ import (
 )
 
 func main() {
+	handOff(os.Args[1:])
 	// With HOME unset, ~ is the account's home: ask the whole user
 	// database (NSS), not /etc/passwd alone.
 	homedir.Account = func() string {

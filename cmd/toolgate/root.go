@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,6 +61,12 @@ func (c *common) protected() []parser.Protected {
 	var out []parser.Protected
 	if exe, err := os.Executable(); err == nil {
 		out = append(out, parser.Protected{Path: exe})
+		// the builds installed beside it hand work to each other
+		for _, name := range []string{"toolgate", "toolgate-full", "toolgate-hook"} {
+			if p := filepath.Join(filepath.Dir(exe), name); p != exe && fileExists(p) {
+				out = append(out, parser.Protected{Path: p})
+			}
+		}
 	}
 	a := c.audit
 	if a == nil {
@@ -95,7 +102,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newRunCmd(), newMCPCmd(), newAuditCmd(), newExplainCmd(), newPolicyCmd(), newToolsCmd(), newServeCmd(), newHookCmd())
+	root.AddCommand(newCheckCmd(), newRunCmd(), newAuditCmd(), newToolsCmd(), newHookCmd())
+	root.AddCommand(fullCommands()...)
 	return root
 }
 
@@ -137,4 +145,9 @@ func hint(msg string) string {
 		return "run 'toolgate --help' for the list of commands and flags"
 	}
 	return ""
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -346,8 +346,7 @@ func Load(b []byte) (prog *Program, err error) {
 	for i := range d.strs {
 		d.strs[i] = d.string()
 	}
-	c := &compiler{prog: &Program{plans: map[string]*plan{}}}
-	p := c.prog
+	p := &Program{plans: map[string]*plan{}}
 	for range d.count(maxCount) {
 		p.files = append(p.files, d.strs[d.count(len(d.strs)-1)])
 	}
@@ -372,7 +371,7 @@ func Load(b []byte) (prog *Program, err error) {
 		}
 		p.funcs[i] = fn
 	}
-	d.c = c
+	d.prog = p
 	for _, fn := range p.funcs {
 		d.nlocals = fn.nlocals
 		fn.blocks = d.blockList()
@@ -404,7 +403,7 @@ type decodeError string
 type decoder struct {
 	buf     []byte
 	pos     int
-	c       *compiler
+	prog    *Program
 	consts  []value.Value
 	strs    []string
 	stmts   []stmt
@@ -547,11 +546,11 @@ func (d *decoder) stmt(s *stmt) {
 	// what evaluation indexes with must be in range
 	switch op {
 	case opCall:
-		if s.n >= len(d.c.prog.funcs) || len(s.args) != len(d.c.prog.funcs[s.n].params) {
+		if s.n >= len(d.prog.funcs) || len(s.args) != len(d.prog.funcs[s.n].params) {
 			d.fail("call of " + s.name)
 		}
 	case opCallBuiltin:
-		bi, err := d.c.builtin(s.name, len(s.args))
+		bi, err := d.prog.builtin(s.name, len(s.args))
 		if err != nil && d.err == nil {
 			d.err = fmt.Errorf("irvm: %w", err)
 		}

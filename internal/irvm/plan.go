@@ -1,3 +1,5 @@
+//go:build !toolgate_small
+
 package irvm
 
 import (
@@ -12,9 +14,6 @@ import (
 // Target is the rego.Target name under which OPA hands its plan to this
 // package (registered once, in init).
 const Target = "toolgate-irvm"
-
-// QueryPlan is the name of the plan OPA makes for a prepared query.
-const QueryPlan = "eval"
 
 type planSlot struct{ policy *ir.Policy }
 

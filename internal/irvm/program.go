@@ -1,16 +1,15 @@
 package irvm
 
 import (
-	"encoding/json"
 	"fmt"
-	"sync"
-
 	"strconv"
-
-	"github.com/open-policy-agent/opa/v1/ir"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/value"
 )
+
+// QueryPlan is the name of the plan OPA makes for a prepared query.
+const QueryPlan = "eval"
 
 type opcode uint8
 
@@ -116,69 +115,6 @@ type Program struct {
 	pool     sync.Pool // of *evaluator
 }
 
-// Compile turns OPA's plan into a Program. A plan using a statement or a
-// built-in this package does not run is refused with an error, so the
-// caller keeps OPA's own evaluator rather than guessing.
-func Compile(p *ir.Policy) (*Program, error) {
-	if p == nil || p.Plans == nil {
-		return nil, fmt.Errorf("irvm: empty plan")
-	}
-	c := &compiler{prog: &Program{plans: map[string]*plan{}}, funcIndex: map[string]int{}}
-	if p.Static != nil {
-		for _, s := range p.Static.Strings {
-			c.strings = append(c.strings, value.String(s.Value))
-		}
-		for _, f := range p.Static.Files {
-			c.prog.files = append(c.prog.files, f.Value)
-		}
-	}
-	var funcs []*ir.Func
-	if p.Funcs != nil {
-		funcs = p.Funcs.Funcs
-	}
-	for i, f := range funcs {
-		if _, dup := c.funcIndex[f.Name]; dup {
-			return nil, fmt.Errorf("irvm: function %s planned twice", f.Name)
-		}
-		if len(f.Params) < 2 {
-			return nil, fmt.Errorf("irvm: function %s takes %d parameters; planned functions take input and data first", f.Name, len(f.Params))
-		}
-		c.funcIndex[f.Name] = i
-		fn := &function{name: f.Name, ret: int(f.Return)}
-		for _, pl := range f.Params {
-			fn.params = append(fn.params, int(pl))
-		}
-		c.prog.funcs = append(c.prog.funcs, fn)
-	}
-	for i, f := range funcs {
-		fn := c.prog.funcs[i]
-		c.slots = map[int]int{}
-		for j, pl := range fn.params {
-			fn.params[j] = c.see(pl)
-		}
-		fn.ret = c.see(fn.ret)
-		fn.memo = len(f.Params) == 2
-		var err error
-		if fn.blocks, err = c.blocks(f.Blocks); err != nil {
-			return nil, fmt.Errorf("irvm: function %s: %w", f.Name, err)
-		}
-		fn.nlocals = len(c.slots)
-	}
-	for _, pl := range p.Plans.Plans {
-		c.slots = map[int]int{}
-		c.see(int(ir.Input))
-		c.see(int(ir.Data))
-		out := &plan{}
-		var err error
-		if out.blocks, err = c.blocks(pl.Blocks); err != nil {
-			return nil, fmt.Errorf("irvm: plan %s: %w", pl.Name, err)
-		}
-		out.nlocals = len(c.slots)
-		c.prog.plans[pl.Name] = out
-	}
-	return c.prog, nil
-}
-
 // Plans lists the names of the program's plans.
 func (p *Program) Plans() []string {
 	out := make([]string, 0, len(p.plans))
@@ -188,208 +124,15 @@ func (p *Program) Plans() []string {
 	return out
 }
 
-type compiler struct {
-	prog      *Program
-	strings   []value.Value
-	funcIndex map[string]int
-	// slots numbers the IR locals one function (or plan) uses densely:
-	// the planner numbers them across the whole policy, so a function's
-	// highest local is in the thousands while it uses a few dozen.
-	slots map[int]int
-}
-
-// see returns the frame slot of IR local l.
-func (c *compiler) see(l int) int {
-	if s, ok := c.slots[l]; ok {
-		return s
-	}
-	s := len(c.slots)
-	c.slots[l] = s
-	return s
-}
-
-func (c *compiler) operand(o ir.Operand) (operand, error) {
-	switch v := o.Value.(type) {
-	case *ir.Local: // as OPA's JSON decoding of a plan gives them
-		return c.operand(ir.Operand{Value: *v})
-	case *ir.StringIndex:
-		return c.operand(ir.Operand{Value: *v})
-	case *ir.Bool:
-		return c.operand(ir.Operand{Value: *v})
-	case ir.Local:
-		return operand{local: c.see(int(v))}, nil
-	case ir.StringIndex:
-		if int(v) < 0 || int(v) >= len(c.strings) {
-			return operand{}, fmt.Errorf("string index %d out of range", v)
-		}
-		return operand{val: c.strings[v]}, nil
-	case ir.Bool:
-		return operand{val: value.Boolean(bool(v))}, nil
-	}
-	return operand{}, fmt.Errorf("unknown operand %T", o.Value)
-}
-
-func (c *compiler) blocks(bs []*ir.Block) ([]*block, error) {
-	out := make([]*block, 0, len(bs))
-	for _, b := range bs {
-		cb, err := c.block(b)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, cb)
-	}
-	return out, nil
-}
-
-func (c *compiler) block(b *ir.Block) (*block, error) {
-	out := &block{stmts: make([]stmt, 0, len(b.Stmts))}
-	for _, s := range b.Stmts {
-		cs, err := c.stmt(s)
-		if err != nil {
-			return nil, err
-		}
-		out.stmts = append(out.stmts, cs)
-	}
-	return out, nil
-}
-
-func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
-	var out stmt
-	var err error
-	ops := func(dst []*operand, src ...ir.Operand) {
-		for i := range src {
-			if err != nil {
-				return
-			}
-			*dst[i], err = c.operand(src[i])
-		}
-	}
-	if l := s.GetLocation(); l != nil {
-		out.loc = location{File: l.File, Row: l.Row, Col: l.Col}
-	}
-	switch s := s.(type) {
-	case *ir.ReturnLocalStmt:
-		out.op, out.target = opReturn, c.see(int(s.Source))
-	case *ir.CallStmt:
-		out.target, out.name = c.see(int(s.Result)), s.Func
-		out.args = make([]operand, len(s.Args))
-		for i, a := range s.Args {
-			if out.args[i], err = c.operand(a); err != nil {
-				return out, err
-			}
-		}
-		if i, ok := c.funcIndex[s.Func]; ok {
-			out.op, out.n = opCall, i
-			if len(out.args) != len(c.prog.funcs[i].params) {
-				return out, fmt.Errorf("call of %s with %d arguments", s.Func, len(out.args))
-			}
-			break
-		}
-		out.op = opCallBuiltin
-		if out.bi, err = c.builtin(s.Func, len(s.Args)); err != nil {
-			return out, err
-		}
-	case *ir.BlockStmt:
-		out.op = opBlock
-		out.blocks, err = c.blocks(s.Blocks)
-	case *ir.BreakStmt:
-		out.op, out.n = opBreak, int(s.Index)
-	case *ir.DotStmt:
-		out.op, out.target = opDot, c.see(int(s.Target))
-		ops([]*operand{&out.a, &out.b}, s.Source, s.Key)
-	case *ir.LenStmt:
-		out.op, out.target = opLen, c.see(int(s.Target))
-		ops([]*operand{&out.a}, s.Source)
-	case *ir.ScanStmt:
-		out.op, out.target, out.n, out.value = opScan, c.see(int(s.Source)), c.see(int(s.Key)), c.see(int(s.Value))
-		out.block, err = c.block(s.Block)
-	case *ir.NotStmt:
-		out.op = opNot
-		out.block, err = c.block(s.Block)
-	case *ir.AssignIntStmt:
-		out.op, out.target, out.val = opAssignInt, c.see(int(s.Target)), intValue(s.Value)
-	case *ir.AssignVarStmt:
-		out.op, out.target = opAssign, c.see(int(s.Target))
-		ops([]*operand{&out.a}, s.Source)
-	case *ir.AssignVarOnceStmt:
-		out.op, out.target = opAssignOnce, c.see(int(s.Target))
-		ops([]*operand{&out.a}, s.Source)
-	case *ir.ResetLocalStmt:
-		out.op, out.target = opReset, c.see(int(s.Target))
-	case *ir.MakeNullStmt:
-		out.op, out.target, out.val = opMakeNull, c.see(int(s.Target)), value.NullValue
-	case *ir.MakeNumberIntStmt:
-		out.op, out.target, out.val = opMakeNumber, c.see(int(s.Target)), intValue(s.Value)
-	case *ir.MakeNumberRefStmt:
-		out.op, out.target = opMakeNumber, c.see(int(s.Target))
-		if s.Index < 0 || s.Index >= len(c.strings) {
-			return out, fmt.Errorf("number constant %d out of range", s.Index)
-		}
-		str := string(c.strings[s.Index].(value.String))
-		if _, perr := json.Number(str).Float64(); perr != nil {
-			return out, fmt.Errorf("number constant %q: %w", str, perr)
-		}
-		out.val = value.Number(str)
-	case *ir.MakeArrayStmt:
-		out.op, out.target, out.n = opMakeArray, c.see(int(s.Target)), int(s.Capacity)
-	case *ir.MakeObjectStmt:
-		out.op, out.target = opMakeObject, c.see(int(s.Target))
-	case *ir.MakeSetStmt:
-		out.op, out.target = opMakeSet, c.see(int(s.Target))
-	case *ir.EqualStmt:
-		out.op = opEqual
-		ops([]*operand{&out.a, &out.b}, s.A, s.B)
-	case *ir.NotEqualStmt:
-		out.op = opNotEqual
-		ops([]*operand{&out.a, &out.b}, s.A, s.B)
-	case *ir.IsArrayStmt:
-		out.op = opIsArray
-		ops([]*operand{&out.a}, s.Source)
-	case *ir.IsObjectStmt:
-		out.op = opIsObject
-		ops([]*operand{&out.a}, s.Source)
-	case *ir.IsSetStmt:
-		out.op = opIsSet
-		ops([]*operand{&out.a}, s.Source)
-	case *ir.IsDefinedStmt:
-		out.op, out.target = opIsDefined, c.see(int(s.Source))
-	case *ir.IsUndefinedStmt:
-		out.op, out.target = opIsUndefined, c.see(int(s.Source))
-	case *ir.ArrayAppendStmt:
-		out.op, out.target = opArrayAppend, c.see(int(s.Array))
-		ops([]*operand{&out.a}, s.Value)
-	case *ir.ObjectInsertStmt:
-		out.op, out.target = opObjectInsert, c.see(int(s.Object))
-		ops([]*operand{&out.a, &out.b}, s.Key, s.Value)
-	case *ir.ObjectInsertOnceStmt:
-		out.op, out.target = opObjectInsertOnce, c.see(int(s.Object))
-		ops([]*operand{&out.a, &out.b}, s.Key, s.Value)
-	case *ir.ObjectMergeStmt:
-		out.op, out.target = opObjectMerge, c.see(int(s.Target))
-		out.a, out.b = operand{local: c.see(int(s.A))}, operand{local: c.see(int(s.B))}
-	case *ir.SetAddStmt:
-		out.op, out.target = opSetAdd, c.see(int(s.Set))
-		ops([]*operand{&out.a}, s.Value)
-	case *ir.ResultSetAddStmt:
-		out.op, out.target = opResultAdd, c.see(int(s.Value))
-	case *ir.NopStmt:
-		out.op = opNop
-	default:
-		// WithStmt and CallDynamicStmt: not run here (see doc.go).
-		return out, fmt.Errorf("statement %T is not supported", s)
-	}
-	return out, err
-}
-
 // builtin resolves a built-in function: a native one when this package
 // has it, else the fallback (OPA's, when the build has OPA).
-func (c *compiler) builtin(name string, arity int) (builtin, error) {
+func (p *Program) builtin(name string, arity int) (builtin, error) {
 	if f, ok := natives[name]; ok && f.arity == arity {
 		return builtin{native: f.fn}, nil
 	}
 	if fallback != nil {
 		if f, now := fallback(name); f != nil {
-			c.prog.needsNow = c.prog.needsNow || now
+			p.needsNow = p.needsNow || now
 			return builtin{other: f}, nil
 		}
 	}

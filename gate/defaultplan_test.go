@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/open-policy-agent/opa/v1/loader"
 	"github.com/toolgate/toolgate/internal/irvm"
 	"github.com/toolgate/toolgate/policies"
 )
@@ -91,5 +93,25 @@ func BenchmarkLoadEmbeddedPlan(b *testing.B) {
 		if _, err := irvm.Load(prog); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestBuiltinDataAsOPALoads: the embedded data.json, read without OPA (as
+// the small build reads it), is the data document OPA's loader makes of
+// the embedded policy directory.
+func TestBuiltinDataAsOPALoads(t *testing.T) {
+	p, err := LoadPolicy(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := loader.NewFileLoader().WithFS(policies.FS).Filtered([]string{"."}, regoFilter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(p.Data, res.Documents) {
+		t.Fatalf("the embedded data differ from OPA's reading:\n%v\n%v", p.Data, res.Documents)
+	}
+	if len(p.Config()) == 0 {
+		t.Fatal("no data.toolgate.config")
 	}
 }

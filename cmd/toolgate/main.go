@@ -8,7 +8,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/toolgate/toolgate/internal/homedir"
-	_ "github.com/toolgate/toolgate/internal/hugeheap"
+	"github.com/toolgate/toolgate/internal/hugeheap"
 )
 
 func main() {
@@ -21,9 +21,21 @@ func main() {
 		}
 		return ""
 	}
-	// A decision allocates a few hundred short-lived objects; a larger GC
+	// The collector (which hugeheap holds off while it reserves the heap):
+	// GOGC when it is set; for a hook, which decides one call and exits,
+	// only near the memory limit below (a collection cost a cold hook a
+	// fifth of its time); otherwise a larger target than Go's default: a
+	// decision allocates a few hundred short-lived objects, and a larger
 	// target trades a few MiB of heap for a quarter less time per call.
-	if os.Getenv("GOGC") == "" {
+	percent, held := hugeheap.Held()
+	switch {
+	case os.Getenv("GOGC") != "":
+		if held {
+			debug.SetGCPercent(percent)
+		}
+	case len(os.Args) > 1 && os.Args[1] == "hook":
+		debug.SetGCPercent(-1)
+	default:
 		debug.SetGCPercent(400)
 	}
 	// ... but a burst of large calls must not let that multiply into

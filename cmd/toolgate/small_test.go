@@ -100,11 +100,22 @@ func TestSmallBuild(t *testing.T) {
 		t.Fatalf("%d of %d decisions differ", diff, compared)
 	}
 
+	// The collector, held off while the heap is reserved, is back on for
+	// a stream and stays off for a hook (one call).
+	gc := runBin(t, ws, stdin, append(env, "GODEBUG=gctrace=1"), small, args...)
+	if !strings.Contains(gc.errs, "gc 1 @") {
+		t.Errorf("check collected nothing over %d calls:\n%.2000s", len(lines), gc.errs)
+	}
+
 	// the hook, on the small build's own
 	event := bashEvent(ws, "rm -rf ~")
 	h := runBin(t, ws, event, []string{"CLAUDE_PROJECT_DIR=" + ws, "HOME=" + home}, small, "hook", "claude-code", "--audit", "none")
 	if h.code != 0 || !strings.Contains(h.out, `"permissionDecision":"deny"`) {
 		t.Fatalf("hook: exit %d\n%s\n%s", h.code, h.out, h.errs)
+	}
+	h = runBin(t, ws, event, []string{"CLAUDE_PROJECT_DIR=" + ws, "HOME=" + home, "GODEBUG=gctrace=1"}, small, "hook", "claude-code", "--audit", "none")
+	if strings.Contains(h.errs, "gc 1 @") {
+		t.Errorf("a hook collected garbage:\n%s", h.errs)
 	}
 
 	// handed to toolgate-full

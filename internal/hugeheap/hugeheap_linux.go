@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"unsafe"
 )
@@ -36,8 +37,24 @@ func init() {
 	if !madviseMode() || !roomToReserve() {
 		return
 	}
+	// The reservation would start a collection at once (128 MiB past a
+	// 4 MiB goal) to free it: the collector is held off until main knows
+	// the command (Held). A process that decides one call (the hook) never
+	// needs to free it; the others collect it at their first allocation.
+	heldGC, held = debug.SetGCPercent(-1), true
 	mark()
 }
+
+var (
+	heldGC int
+	held   bool
+)
+
+// Held reports whether init held the garbage collector off (while it
+// reserved the heap) and the setting it had before (GOGC's). The caller,
+// main, must then set the collector with debug.SetGCPercent: nothing
+// else turns it back on.
+func Held() (percent int, ok bool) { return heldGC, held }
 
 // overcommitFile holds the kernel's overcommit policy; "2" counts every
 // writable mapping against a commit limit.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,6 +74,9 @@ func TestHeapAfterStartIsMarked(t *testing.T) {
 	}
 	if marked.hi <= marked.lo {
 		t.Fatal("init marked nothing")
+	}
+	if _, ok := Held(); !ok {
+		t.Fatal("the collector was not held off for the reservation")
 	}
 	runtime.GC() // frees the reservation for reuse
 	b := make([]byte, 8<<20)
@@ -176,4 +180,12 @@ func TestAddressSpaceLimit(t *testing.T) {
 	if !strings.Contains(string(out), "marked 0\n") {
 		t.Fatalf("child under ulimit -v marked the heap:\n%s", out)
 	}
+}
+
+// TestMain turns the collector back on, as main does.
+func TestMain(m *testing.M) {
+	if percent, ok := Held(); ok {
+		debug.SetGCPercent(percent)
+	}
+	os.Exit(m.Run())
 }

@@ -18,10 +18,10 @@ func Compile(p *ir.Policy) (*Program, error) {
 	if p == nil || p.Plans == nil {
 		return nil, fmt.Errorf("irvm: empty plan")
 	}
-	c := &compiler{prog: &Program{plans: map[string]*plan{}}, funcIndex: map[string]int{}}
+	c := &compiler{prog: &Program{plans: map[string]*plan{}}, funcIndex: map[string]int{}, consts: map[constKey]operand{}}
 	if p.Static != nil {
 		for _, s := range p.Static.Strings {
-			c.strings = append(c.strings, value.String(s.Value))
+			c.strings = append(c.strings, s.Value)
 		}
 		for _, f := range p.Static.Files {
 			c.prog.files = append(c.prog.files, f.Value)
@@ -39,19 +39,15 @@ func Compile(p *ir.Policy) (*Program, error) {
 			return nil, fmt.Errorf("irvm: function %s takes %d parameters; planned functions take input and data first", f.Name, len(f.Params))
 		}
 		c.funcIndex[f.Name] = i
-		fn := &function{name: f.Name, ret: int(f.Return)}
-		for _, pl := range f.Params {
-			fn.params = append(fn.params, int(pl))
-		}
-		c.prog.funcs = append(c.prog.funcs, fn)
+		c.prog.funcs = append(c.prog.funcs, &function{name: f.Name, params: make([]int32, len(f.Params))})
 	}
 	for i, f := range funcs {
 		fn := c.prog.funcs[i]
-		c.slots = map[int]int{}
-		for j, pl := range fn.params {
-			fn.params[j] = c.see(pl)
+		c.slots = map[int]int32{}
+		for j, pl := range f.Params {
+			fn.params[j] = c.see(int(pl))
 		}
-		fn.ret = c.see(fn.ret)
+		fn.ret = c.see(int(f.Return))
 		fn.memo = len(f.Params) == 2
 		var err error
 		if fn.blocks, err = c.blocks(f.Blocks); err != nil {
@@ -60,7 +56,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 		fn.nlocals = len(c.slots)
 	}
 	for _, pl := range p.Plans.Plans {
-		c.slots = map[int]int{}
+		c.slots = map[int]int32{}
 		c.see(int(ir.Input))
 		c.see(int(ir.Data))
 		out := &plan{}
@@ -76,22 +72,35 @@ func Compile(p *ir.Policy) (*Program, error) {
 
 type compiler struct {
 	prog      *Program
-	strings   []value.Value
+	strings   []string
 	funcIndex map[string]int
+	consts    map[constKey]operand
 	// slots numbers the IR locals one function (or plan) uses densely:
 	// the planner numbers them across the whole policy, so a function's
 	// highest local is in the thousands while it uses a few dozen.
-	slots map[int]int
+	slots map[int]int32
 }
 
 // see returns the frame slot of IR local l.
-func (c *compiler) see(l int) int {
+func (c *compiler) see(l int) int32 {
 	if s, ok := c.slots[l]; ok {
 		return s
 	}
-	s := len(c.slots)
+	s := int32(len(c.slots))
 	c.slots[l] = s
 	return s
+}
+
+// konst returns the operand of a constant, adding it to the program once.
+func (c *compiler) konst(v value.Value) operand {
+	k, _ := keyOf(v)
+	if o, ok := c.consts[k]; ok {
+		return o
+	}
+	o := operand(-1 - len(c.prog.consts))
+	c.prog.consts = append(c.prog.consts, k.value())
+	c.consts[k] = o
+	return o
 }
 
 func (c *compiler) operand(o ir.Operand) (operand, error) {
@@ -103,16 +112,16 @@ func (c *compiler) operand(o ir.Operand) (operand, error) {
 	case *ir.Bool:
 		return c.operand(ir.Operand{Value: *v})
 	case ir.Local:
-		return operand{local: c.see(int(v))}, nil
+		return operand(c.see(int(v))), nil
 	case ir.StringIndex:
 		if int(v) < 0 || int(v) >= len(c.strings) {
-			return operand{}, fmt.Errorf("string index %d out of range", v)
+			return 0, fmt.Errorf("string index %d out of range", v)
 		}
-		return operand{val: c.strings[v]}, nil
+		return c.konst(value.String(c.strings[v])), nil
 	case ir.Bool:
-		return operand{val: value.Boolean(bool(v))}, nil
+		return c.konst(value.Boolean(bool(v))), nil
 	}
-	return operand{}, fmt.Errorf("unknown operand %T", o.Value)
+	return 0, fmt.Errorf("unknown operand %T", o.Value)
 }
 
 func (c *compiler) blocks(bs []*ir.Block) ([]*block, error) {
@@ -140,7 +149,12 @@ func (c *compiler) block(b *ir.Block) (*block, error) {
 }
 
 func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
-	var out stmt
+	out := stmt{id: int32(len(c.prog.locs))}
+	loc := location{}
+	if l := s.GetLocation(); l != nil {
+		loc = location{File: int32(l.File), Row: int32(l.Row), Col: int32(l.Col)}
+	}
+	c.prog.locs = append(c.prog.locs, loc)
 	var err error
 	ops := func(dst []*operand, src ...ir.Operand) {
 		for i := range src {
@@ -150,36 +164,35 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 			*dst[i], err = c.operand(src[i])
 		}
 	}
-	if l := s.GetLocation(); l != nil {
-		out.loc = location{File: l.File, Row: l.Row, Col: l.Col}
-	}
 	switch s := s.(type) {
 	case *ir.ReturnLocalStmt:
 		out.op, out.target = opReturn, c.see(int(s.Source))
 	case *ir.CallStmt:
-		out.target, out.name = c.see(int(s.Result)), s.Func
-		out.args = make([]operand, len(s.Args))
+		out.target = c.see(int(s.Result))
+		x := &extra{name: s.Func, args: make([]operand, len(s.Args))}
+		out.x = x
 		for i, a := range s.Args {
-			if out.args[i], err = c.operand(a); err != nil {
+			if x.args[i], err = c.operand(a); err != nil {
 				return out, err
 			}
 		}
 		if i, ok := c.funcIndex[s.Func]; ok {
-			out.op, out.n = opCall, i
-			if len(out.args) != len(c.prog.funcs[i].params) {
-				return out, fmt.Errorf("call of %s with %d arguments", s.Func, len(out.args))
+			out.op, out.n = opCall, int32(i)
+			if len(x.args) != len(c.prog.funcs[i].params) {
+				return out, fmt.Errorf("call of %s with %d arguments", s.Func, len(x.args))
 			}
 			break
 		}
 		out.op = opCallBuiltin
-		if out.bi, err = c.prog.builtin(s.Func, len(s.Args)); err != nil {
+		if x.bi, err = c.prog.builtin(s.Func, len(s.Args)); err != nil {
 			return out, err
 		}
 	case *ir.BlockStmt:
 		out.op = opBlock
-		out.blocks, err = c.blocks(s.Blocks)
+		out.x = &extra{}
+		out.x.blocks, err = c.blocks(s.Blocks)
 	case *ir.BreakStmt:
-		out.op, out.n = opBreak, int(s.Index)
+		out.op, out.n = opBreak, int32(s.Index)
 	case *ir.DotStmt:
 		out.op, out.target = opDot, c.see(int(s.Target))
 		ops([]*operand{&out.a, &out.b}, s.Source, s.Key)
@@ -188,12 +201,14 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		ops([]*operand{&out.a}, s.Source)
 	case *ir.ScanStmt:
 		out.op, out.target, out.n, out.value = opScan, c.see(int(s.Source)), c.see(int(s.Key)), c.see(int(s.Value))
-		out.block, err = c.block(s.Block)
+		out.x = &extra{}
+		out.x.block, err = c.block(s.Block)
 	case *ir.NotStmt:
 		out.op = opNot
-		out.block, err = c.block(s.Block)
+		out.x = &extra{}
+		out.x.block, err = c.block(s.Block)
 	case *ir.AssignIntStmt:
-		out.op, out.target, out.val = opAssignInt, c.see(int(s.Target)), intValue(s.Value)
+		out.op, out.target, out.a = opAssignInt, c.see(int(s.Target)), c.konst(intValue(s.Value))
 	case *ir.AssignVarStmt:
 		out.op, out.target = opAssign, c.see(int(s.Target))
 		ops([]*operand{&out.a}, s.Source)
@@ -203,21 +218,21 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 	case *ir.ResetLocalStmt:
 		out.op, out.target = opReset, c.see(int(s.Target))
 	case *ir.MakeNullStmt:
-		out.op, out.target, out.val = opMakeNull, c.see(int(s.Target)), value.NullValue
+		out.op, out.target, out.a = opMakeNull, c.see(int(s.Target)), c.konst(value.NullValue)
 	case *ir.MakeNumberIntStmt:
-		out.op, out.target, out.val = opMakeNumber, c.see(int(s.Target)), intValue(s.Value)
+		out.op, out.target, out.a = opMakeNumber, c.see(int(s.Target)), c.konst(intValue(s.Value))
 	case *ir.MakeNumberRefStmt:
 		out.op, out.target = opMakeNumber, c.see(int(s.Target))
 		if s.Index < 0 || s.Index >= len(c.strings) {
 			return out, fmt.Errorf("number constant %d out of range", s.Index)
 		}
-		str := string(c.strings[s.Index].(value.String))
+		str := c.strings[s.Index]
 		if _, perr := json.Number(str).Float64(); perr != nil {
 			return out, fmt.Errorf("number constant %q: %w", str, perr)
 		}
-		out.val = value.Number(str)
+		out.a = c.konst(value.Number(str))
 	case *ir.MakeArrayStmt:
-		out.op, out.target, out.n = opMakeArray, c.see(int(s.Target)), int(s.Capacity)
+		out.op, out.target, out.n = opMakeArray, c.see(int(s.Target)), s.Capacity
 	case *ir.MakeObjectStmt:
 		out.op, out.target = opMakeObject, c.see(int(s.Target))
 	case *ir.MakeSetStmt:
@@ -252,7 +267,7 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 		ops([]*operand{&out.a, &out.b}, s.Key, s.Value)
 	case *ir.ObjectMergeStmt:
 		out.op, out.target = opObjectMerge, c.see(int(s.Target))
-		out.a, out.b = operand{local: c.see(int(s.A))}, operand{local: c.see(int(s.B))}
+		out.a, out.b = operand(c.see(int(s.A))), operand(c.see(int(s.B)))
 	case *ir.SetAddStmt:
 		out.op, out.target = opSetAdd, c.see(int(s.Set))
 		ops([]*operand{&out.a}, s.Value)

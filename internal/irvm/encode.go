@@ -16,64 +16,49 @@ import (
 // loaded without OPA's compiler and planner, which cost tens of
 // milliseconds at every start. It holds what Compile made — statements
 // with dense frame slots, constants, the names of built-ins — so loading
-// is one pass and a few allocations. Built-ins are resolved by name when
-// loaded, as Compile resolves them.
+// is one pass and a handful of allocations (every statement, block,
+// extra and argument of the program in one array each). Built-ins are
+// resolved by name when loaded, as Compile resolves them.
 //
-// Layout (unsigned varints unless said): the magic, the counts of
-// statements and blocks (to allocate once), the constants (a kind byte and
-// its text), the strings (built-in and function names, files), the
-// functions and plans, each statement as op, field mask, fields.
-const magic = "toolgate-irvm-1\n"
-
-// field mask bits of an encoded statement
-const (
-	hasA = 1 << iota
-	hasB
-	hasTerm
-	hasBlock
-	hasBlocks
-	hasArgs
-	hasName
-	hasLoc
-)
-
-// constant kinds
-const (
-	kNull = iota
-	kFalse
-	kTrue
-	kNumber
-	kString
-)
+// Layout (unsigned varints unless said): the magic; the counts of
+// statements, blocks, extras and call arguments; the constants (a kind
+// byte and its text); the strings (function and built-in names, files);
+// the files; the functions' headers, then their blocks; the plans. A
+// statement is its op, target, n, value, its operands a and b (signed),
+// its location (file, row, col, signed), then by op: a call's arguments
+// and name, a Block's blocks, a Scan's or Not's block.
+const magic = "toolgate-irvm-2\n"
 
 // MarshalBinary encodes the program (see Load).
 func (p *Program) MarshalBinary() ([]byte, error) {
-	e := &encoder{consts: map[constKey]int{}, strs: map[string]int{}}
-	// first pass: tables and counts
+	e := &encoder{strs: map[string]int{}}
+	for _, c := range p.consts {
+		if _, ok := keyOf(c); !ok {
+			return nil, fmt.Errorf("irvm: a constant of type %s", typeName(c))
+		}
+	}
 	for _, fn := range p.funcs {
 		e.str(fn.name)
-		if err := e.scanBlocks(fn.blocks); err != nil {
-			return nil, fmt.Errorf("irvm: function %s: %w", fn.name, err)
-		}
+		e.scanBlocks(fn.blocks)
 	}
 	names := p.Plans()
 	sort.Strings(names)
 	for _, n := range names {
 		e.str(n)
-		if err := e.scanBlocks(p.plans[n].blocks); err != nil {
-			return nil, fmt.Errorf("irvm: plan %s: %w", n, err)
-		}
+		e.scanBlocks(p.plans[n].blocks)
 	}
 	for _, f := range p.files {
 		e.str(f)
 	}
+	e.locs = p.locs
 	out := []byte(magic)
-	out = binary.AppendUvarint(out, uint64(e.nstmts))
-	out = binary.AppendUvarint(out, uint64(e.nblocks))
-	out = binary.AppendUvarint(out, uint64(len(e.constList)))
-	for _, c := range e.constList {
-		out = append(out, c.kind)
-		out = appendString(out, c.text)
+	for _, n := range []int{e.nstmts, e.nblocks, e.nextras, e.nargs, len(p.consts)} {
+		out = binary.AppendUvarint(out, uint64(n))
+	}
+	for _, c := range p.consts {
+		k, _ := keyOf(c)
+		out = append(out, k.kind)
+		out = appendString(out, k.text)
 	}
 	out = binary.AppendUvarint(out, uint64(len(e.strList)))
 	for _, s := range e.strList {
@@ -107,18 +92,14 @@ func (p *Program) MarshalBinary() ([]byte, error) {
 	return out, nil
 }
 
-type constKey struct {
-	kind byte
-	text string
-}
-
 type encoder struct {
-	consts    map[constKey]int
-	constList []constKey
-	strs      map[string]int
-	strList   []string
-	nstmts    int
-	nblocks   int
+	strs    map[string]int
+	strList []string
+	locs    []location
+	nstmts  int
+	nblocks int
+	nextras int
+	nargs   int
 }
 
 func (e *encoder) str(s string) int {
@@ -130,82 +111,30 @@ func (e *encoder) str(s string) int {
 	return len(e.strList) - 1
 }
 
-func (e *encoder) constant(t value.Value) (int, error) {
-	var k constKey
-	switch v := t.(type) {
-	case value.Null:
-		k.kind = kNull
-	case value.Bool:
-		k.kind = kFalse
-		if v {
-			k.kind = kTrue
-		}
-	case value.Number:
-		k.kind, k.text = kNumber, string(v)
-	case value.String:
-		k.kind, k.text = kString, string(v)
-	default:
-		return 0, fmt.Errorf("constant %s of type %s", value.Text(t), typeName(t))
-	}
-	if i, ok := e.consts[k]; ok {
-		return i, nil
-	}
-	e.consts[k] = len(e.constList)
-	e.constList = append(e.constList, k)
-	return len(e.constList) - 1, nil
-}
-
-func (e *encoder) scanBlocks(bs []*block) error {
+func (e *encoder) scanBlocks(bs []*block) {
 	for _, b := range bs {
-		if err := e.scanBlock(b); err != nil {
-			return err
-		}
+		e.scanBlock(b)
 	}
-	return nil
 }
 
-func (e *encoder) scanBlock(b *block) error {
+func (e *encoder) scanBlock(b *block) {
 	e.nblocks++
 	e.nstmts += len(b.stmts)
 	for i := range b.stmts {
-		s := &b.stmts[i]
-		for _, o := range append([]operand{s.a, s.b}, s.args...) {
-			if o.val != nil {
-				if _, err := e.constant(o.val); err != nil {
-					return err
-				}
-			}
+		x := b.stmts[i].x
+		if x == nil {
+			continue
 		}
-		if s.val != nil {
-			if _, err := e.constant(s.val); err != nil {
-				return err
-			}
+		e.nextras++
+		e.nargs += len(x.args)
+		if x.name != "" {
+			e.str(x.name)
 		}
-		if s.name != "" {
-			e.str(s.name)
+		if x.block != nil {
+			e.scanBlock(x.block)
 		}
-		if s.block != nil {
-			if err := e.scanBlock(s.block); err != nil {
-				return err
-			}
-		}
-		if err := e.scanBlocks(s.blocks); err != nil {
-			return err
-		}
+		e.scanBlocks(x.blocks)
 	}
-	return nil
-}
-
-func (e *encoder) appendOperand(out []byte, o operand) []byte {
-	if o.val != nil {
-		return binary.AppendUvarint(out, uint64(e.consts[e.key(o.val)])<<1|1)
-	}
-	return binary.AppendUvarint(out, uint64(o.local)<<1)
-}
-
-func (e *encoder) key(t value.Value) constKey {
-	i, _ := e.constant(t) // scanned before: no error, no new entry
-	return e.constList[i]
 }
 
 func (e *encoder) appendBlocks(out []byte, bs []*block) []byte {
@@ -220,63 +149,30 @@ func (e *encoder) appendBlock(out []byte, b *block) []byte {
 	out = binary.AppendUvarint(out, uint64(len(b.stmts)))
 	for i := range b.stmts {
 		s := &b.stmts[i]
-		var mask byte
-		if s.a != (operand{}) {
-			mask |= hasA
-		}
-		if s.b != (operand{}) {
-			mask |= hasB
-		}
-		if s.val != nil {
-			mask |= hasTerm
-		}
-		if s.block != nil {
-			mask |= hasBlock
-		}
-		if s.blocks != nil {
-			mask |= hasBlocks
-		}
-		if s.args != nil {
-			mask |= hasArgs
-		}
-		if s.name != "" {
-			mask |= hasName
-		}
-		if s.loc != (location{}) {
-			mask |= hasLoc
-		}
-		out = append(out, byte(s.op), mask)
+		out = append(out, byte(s.op))
 		out = binary.AppendUvarint(out, uint64(s.target))
 		out = binary.AppendUvarint(out, uint64(s.n))
 		out = binary.AppendUvarint(out, uint64(s.value))
-		if mask&hasA != 0 {
-			out = e.appendOperand(out, s.a)
+		out = binary.AppendVarint(out, int64(s.a))
+		out = binary.AppendVarint(out, int64(s.b))
+		var loc location
+		if s.id >= 0 && int(s.id) < len(e.locs) {
+			loc = e.locs[s.id]
 		}
-		if mask&hasB != 0 {
-			out = e.appendOperand(out, s.b)
-		}
-		if mask&hasTerm != 0 {
-			out = binary.AppendUvarint(out, uint64(e.consts[e.key(s.val)]))
-		}
-		if mask&hasArgs != 0 {
-			out = binary.AppendUvarint(out, uint64(len(s.args)))
-			for _, a := range s.args {
-				out = e.appendOperand(out, a)
+		out = binary.AppendVarint(out, int64(loc.File))
+		out = binary.AppendVarint(out, int64(loc.Row))
+		out = binary.AppendVarint(out, int64(loc.Col))
+		switch s.op {
+		case opCall, opCallBuiltin:
+			out = binary.AppendUvarint(out, uint64(len(s.x.args)))
+			for _, a := range s.x.args {
+				out = binary.AppendVarint(out, int64(a))
 			}
-		}
-		if mask&hasName != 0 {
-			out = binary.AppendUvarint(out, uint64(e.strs[s.name]))
-		}
-		if mask&hasLoc != 0 {
-			out = binary.AppendVarint(out, int64(s.loc.File))
-			out = binary.AppendVarint(out, int64(s.loc.Row))
-			out = binary.AppendVarint(out, int64(s.loc.Col))
-		}
-		if mask&hasBlock != 0 {
-			out = e.appendBlock(out, s.block)
-		}
-		if mask&hasBlocks != 0 {
-			out = e.appendBlocks(out, s.blocks)
+			out = binary.AppendUvarint(out, uint64(e.strs[s.x.name]))
+		case opBlock:
+			out = e.appendBlocks(out, s.x.blocks)
+		case opScan, opNot:
+			out = e.appendBlock(out, s.x.block)
 		}
 	}
 	return out
@@ -295,9 +191,9 @@ func appendBool(out []byte, b bool) []byte {
 }
 
 // Load reads a program written by MarshalBinary. It checks what
-// evaluation relies on (frame slots within their frames, function
-// indexes, call arities, statement kinds, built-ins available) and
-// refuses anything else with an error: a damaged program is never run.
+// evaluation relies on (frame slots within their frames, constants,
+// function indexes, call arities, statement kinds, built-ins available)
+// and refuses anything else with an error: a damaged program is never run.
 func Load(b []byte) (prog *Program, err error) {
 	if len(b) < len(magic) || string(b[:len(magic)]) != magic {
 		return nil, errors.New("irvm: not an encoded program (or one from another version)")
@@ -312,73 +208,61 @@ func Load(b []byte) (prog *Program, err error) {
 			panic(r)
 		}
 	}()
-	// Counts are bounded by the bytes they need (a statement at least 5,
-	// a block, constant or string at least 1), so a damaged count cannot
-	// make Load allocate more than a small multiple of its input.
-	maxCount := len(b)
-	d.stmts = make([]stmt, d.count(len(b)/5))
+	// Counts are bounded by the bytes they need (a statement at least 9,
+	// anything else at least 1), so a damaged count cannot make Load
+	// allocate more than a small multiple of its input.
+	d.stmts = make([]stmt, d.count(len(b)/9))
 	d.blocks = make([]block, d.count(len(b)))
-	d.consts = make([]value.Value, d.count(len(b)))
-	for i := range d.consts {
-		kind := d.byte()
-		text := d.string()
-		switch kind {
-		case kNull:
-			d.consts[i] = value.NullValue
-		case kFalse, kTrue:
-			d.consts[i] = value.Boolean(kind == kTrue)
-		case kNumber:
-			if _, perr := json.Number(text).Float64(); perr != nil {
-				d.fail("number constant " + text)
-			}
-			if n, perr := json.Number(text).Int64(); perr == nil {
-				d.consts[i] = intValue(n)
-			} else {
-				d.consts[i] = value.Number(text)
-			}
-		case kString:
-			d.consts[i] = value.String(text)
-		default:
+	d.extras = make([]extra, d.count(len(b)))
+	d.args = make([]operand, d.count(len(b)))
+	p := &Program{plans: map[string]*plan{}, locs: make([]location, len(d.stmts))}
+	d.prog = p
+	p.consts = make([]value.Value, d.count(len(b)))
+	for i := range p.consts {
+		k := constKey{kind: d.byte()}
+		k.text = d.string()
+		if k.kind > kString {
 			d.fail("constant kind")
 		}
+		if k.kind == kNumber && !isNumber(k.text) {
+			d.fail("number constant " + k.text)
+		}
+		p.consts[i] = k.value()
 	}
-	d.strs = make([]string, d.count(maxCount))
+	d.strs = make([]string, d.count(len(b)))
 	for i := range d.strs {
 		d.strs[i] = d.string()
 	}
-	p := &Program{plans: map[string]*plan{}}
-	for range d.count(maxCount) {
+	for range d.count(len(b)) {
 		p.files = append(p.files, d.strs[d.count(len(d.strs)-1)])
 	}
-	nfuncs := d.count(maxCount)
-	p.funcs = make([]*function, nfuncs)
+	p.funcs = make([]*function, d.count(len(b)))
 	for i := range p.funcs {
 		fn := &function{name: d.strs[d.count(len(d.strs)-1)]}
-		fn.params = make([]int, d.count(maxCount))
+		fn.params = make([]int32, d.count(len(b)))
 		for j := range fn.params {
-			fn.params[j] = d.count(maxCount)
+			fn.params[j] = int32(d.count(math.MaxInt32))
 		}
-		fn.ret = d.count(maxCount)
-		fn.nlocals = d.count(maxCount)
+		fn.ret = int32(d.count(math.MaxInt32))
+		fn.nlocals = d.count(len(b))
 		fn.memo = d.byte() == 1
-		if fn.ret >= fn.nlocals || len(fn.params) < 2 {
+		if int(fn.ret) >= fn.nlocals || len(fn.params) < 2 {
 			d.fail("function " + fn.name)
 		}
 		for _, l := range fn.params {
-			if l >= fn.nlocals {
+			if int(l) >= fn.nlocals {
 				d.fail("function " + fn.name + " parameter")
 			}
 		}
 		p.funcs[i] = fn
 	}
-	d.prog = p
 	for _, fn := range p.funcs {
 		d.nlocals = fn.nlocals
 		fn.blocks = d.blockList()
 	}
-	for range d.count(maxCount) {
+	for range d.count(len(b)) {
 		name := d.strs[d.count(len(d.strs)-1)]
-		pl := &plan{nlocals: d.count(maxCount)}
+		pl := &plan{nlocals: d.count(len(b))}
 		if pl.nlocals < 2 {
 			d.fail("plan " + name)
 		}
@@ -389,8 +273,8 @@ func Load(b []byte) (prog *Program, err error) {
 	if d.pos != len(d.buf) {
 		d.fail("trailing bytes")
 	}
-	if d.nstmt != len(d.stmts) || d.nblock != len(d.blocks) {
-		d.fail("statement or block count")
+	if d.nstmt != len(d.stmts) || d.nblock != len(d.blocks) || d.nextra != len(d.extras) || d.narg != len(d.args) {
+		d.fail("statement, block, extra or argument count")
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -404,12 +288,15 @@ type decoder struct {
 	buf     []byte
 	pos     int
 	prog    *Program
-	consts  []value.Value
 	strs    []string
 	stmts   []stmt
 	blocks  []block
+	extras  []extra
+	args    []operand
 	nstmt   int
 	nblock  int
+	nextra  int
+	narg    int
 	nlocals int   // of the function or plan being read
 	err     error // a built-in that is not available
 }
@@ -434,13 +321,13 @@ func (d *decoder) uvarint() uint64 {
 	return v
 }
 
-func (d *decoder) varint() int {
+func (d *decoder) varint() int32 {
 	v, n := binary.Varint(d.buf[d.pos:])
 	if n <= 0 || v < math.MinInt32 || v > math.MaxInt32 {
 		d.fail("bad number")
 	}
 	d.pos += n
-	return int(v)
+	return int32(v)
 }
 
 // count reads a number no larger than max.
@@ -463,23 +350,14 @@ func (d *decoder) string() string {
 	return s
 }
 
-func (d *decoder) local() int {
-	return d.count(d.nlocals - 1)
-}
-
+// operand reads an operand and checks it names a slot of the frame or a
+// constant.
 func (d *decoder) operand() operand {
-	v := d.uvarint()
-	if v&1 == 1 {
-		i := v >> 1
-		if i >= uint64(len(d.consts)) {
-			d.fail("constant index")
-		}
-		return operand{val: d.consts[i]}
+	o := operand(d.varint())
+	if (o >= 0 && int(o) >= d.nlocals) || (o < 0 && int(-1-o) >= len(d.prog.consts)) {
+		d.fail("operand out of range")
 	}
-	if v>>1 >= uint64(d.nlocals) {
-		d.fail("local out of its frame")
-	}
-	return operand{local: int(v >> 1)}
+	return o
 }
 
 func (d *decoder) blockList() []*block {
@@ -498,81 +376,84 @@ func (d *decoder) block() *block {
 	b := &d.blocks[d.nblock]
 	d.nblock++
 	n := d.count(len(d.stmts) - d.nstmt)
-	b.stmts = d.stmts[d.nstmt : d.nstmt+n : d.nstmt+n]
+	base := d.nstmt
+	b.stmts = d.stmts[base : base+n : base+n]
 	d.nstmt += n
 	for i := range b.stmts {
-		d.stmt(&b.stmts[i])
+		d.stmt(&b.stmts[i], int32(base+i))
 	}
 	return b
 }
 
-func (d *decoder) stmt(s *stmt) {
+func (d *decoder) extra() *extra {
+	if d.nextra >= len(d.extras) {
+		d.fail("more extras than counted")
+	}
+	x := &d.extras[d.nextra]
+	d.nextra++
+	return x
+}
+
+// stmt reads the statement at index id of the arena (its index in the
+// program's locations too).
+func (d *decoder) stmt(s *stmt, id int32) {
+	s.id = id
 	op := opcode(d.byte())
 	if op > opNop {
 		d.fail("statement kind")
 	}
-	mask := d.byte()
 	s.op = op
-	s.target = d.count(math.MaxInt32)
-	s.n = d.count(math.MaxInt32)
-	s.value = d.count(math.MaxInt32)
-	if mask&hasA != 0 {
-		s.a = d.operand()
-	}
-	if mask&hasB != 0 {
-		s.b = d.operand()
-	}
-	if mask&hasTerm != 0 {
-		s.val = d.consts[d.count(len(d.consts)-1)]
-	}
-	if mask&hasArgs != 0 {
-		s.args = make([]operand, d.count(len(d.buf)))
-		for i := range s.args {
-			s.args[i] = d.operand()
+	s.target = int32(d.count(d.nlocals - 1))
+	s.n = int32(d.count(math.MaxInt32))
+	s.value = int32(d.count(math.MaxInt32))
+	s.a, s.b = d.operand(), d.operand()
+	d.prog.locs[s.id] = location{File: d.varint(), Row: d.varint(), Col: d.varint()}
+	switch op {
+	case opCall, opCallBuiltin:
+		x := d.extra()
+		n := d.count(len(d.args) - d.narg)
+		x.args = d.args[d.narg : d.narg+n : d.narg+n]
+		d.narg += n
+		for i := range x.args {
+			x.args[i] = d.operand()
 		}
-	}
-	if mask&hasName != 0 {
-		s.name = d.strs[d.count(len(d.strs)-1)]
-	}
-	if mask&hasLoc != 0 {
-		s.loc = location{File: d.varint(), Row: d.varint(), Col: d.varint()}
-	}
-	if mask&hasBlock != 0 {
-		s.block = d.block()
-	}
-	if mask&hasBlocks != 0 {
-		s.blocks = d.blockList()
+		x.name = d.strs[d.count(len(d.strs)-1)]
+		s.x = x
+	case opBlock:
+		s.x = d.extra()
+		s.x.blocks = d.blockList()
+	case opScan, opNot:
+		s.x = d.extra()
+		s.x.block = d.block()
 	}
 	// what evaluation indexes with must be in range
 	switch op {
 	case opCall:
-		if s.n >= len(d.prog.funcs) || len(s.args) != len(d.prog.funcs[s.n].params) {
-			d.fail("call of " + s.name)
+		if int(s.n) >= len(d.prog.funcs) || len(s.x.args) != len(d.prog.funcs[s.n].params) {
+			d.fail("call of " + s.x.name)
 		}
 	case opCallBuiltin:
-		bi, err := d.prog.builtin(s.name, len(s.args))
+		bi, err := d.prog.builtin(s.x.name, len(s.x.args))
 		if err != nil && d.err == nil {
 			d.err = fmt.Errorf("irvm: %w", err)
 		}
-		s.bi = bi
+		s.x.bi = bi
 	case opScan:
-		if s.block == nil || s.n >= d.nlocals || s.value >= d.nlocals {
+		if int(s.n) >= d.nlocals || int(s.value) >= d.nlocals {
 			d.fail("scan")
 		}
-	case opNot:
-		if s.block == nil {
-			d.fail("not")
-		}
 	case opAssignInt, opMakeNull, opMakeNumber:
-		if s.val == nil {
+		if s.a >= 0 {
 			d.fail("constant missing")
 		}
 	case opObjectMerge:
-		if s.a.val != nil || s.b.val != nil {
+		if s.a < 0 || s.b < 0 {
 			d.fail("merge of a constant")
 		}
 	}
-	if s.target >= d.nlocals {
-		d.fail("local out of its frame")
-	}
+}
+
+func isNumber(s string) bool {
+	_, err := json.Number(s).Float64()
+	return err == nil
 }

@@ -75,6 +75,7 @@ func (p *Program) getEvaluator() *evaluator {
 	n := len(p.funcs)
 	e := &evaluator{
 		prog:   p,
+		consts: p.consts,
 		memo:   make([]value.Value, n),
 		memoed: make([]bool, n),
 		frames: make([]frame, n),
@@ -101,6 +102,7 @@ func (p *Program) putEvaluator(e *evaluator) {
 
 type evaluator struct {
 	prog        *Program
+	consts      []value.Value // prog.consts
 	env         Env
 	input, data value.Value
 	memo        []value.Value
@@ -143,20 +145,22 @@ func (e *evaluator) run(blocks []*block, fr *frame) error {
 }
 
 func (e *evaluator) get(fr *frame, o operand) value.Value {
-	if o.val != nil {
-		return o.val
+	if o >= 0 {
+		return fr.locals[o]
 	}
-	return fr.locals[o.local]
+	return e.consts[-1-o]
 }
 
 func (e *evaluator) fail(s *stmt, code, msg string) error {
 	err := &Error{Code: code, Message: msg}
-	if s.loc.Row > 0 {
-		file := ""
-		if s.loc.File >= 0 && s.loc.File < len(e.prog.files) {
-			file = e.prog.files[s.loc.File]
+	if s.id >= 0 && int(s.id) < len(e.prog.locs) {
+		if loc := e.prog.locs[s.id]; loc.Row > 0 {
+			file := ""
+			if loc.File >= 0 && int(loc.File) < len(e.prog.files) {
+				file = e.prog.files[loc.File]
+			}
+			err.Location = fmt.Sprintf("%s:%d:%d", file, loc.Row, loc.Col)
 		}
-		err.Location = fmt.Sprintf("%s:%d:%d", file, s.loc.Row, s.loc.Col)
 	}
 	return err
 }
@@ -190,7 +194,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			}
 			L[s.target] = v
 		case opBlock:
-			for _, nb := range s.blocks {
+			for _, nb := range s.x.blocks {
 				r, err := e.exec(nb, fr)
 				if err != nil || r == returned {
 					return r, err
@@ -200,7 +204,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 				}
 			}
 		case opBreak:
-			return s.n, nil
+			return int(s.n), nil
 		case opDot:
 			src, key := e.get(fr, s.a), e.get(fr, s.b)
 			if src == nil || key == nil {
@@ -230,7 +234,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 				return r, nil
 			}
 		case opNot:
-			r, err := e.exec(s.block, fr)
+			r, err := e.exec(s.x.block, fr)
 			if err != nil || r == returned {
 				return r, err
 			}
@@ -241,7 +245,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 				return r - 1, nil
 			}
 		case opAssignInt, opMakeNull, opMakeNumber:
-			L[s.target] = s.val
+			L[s.target] = e.consts[-1-s.a]
 		case opAssign:
 			v := e.get(fr, s.a)
 			if v == nil {
@@ -263,7 +267,7 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 		case opReset:
 			L[s.target] = nil
 		case opMakeArray:
-			L[s.target] = value.NewArrayCap(s.n)
+			L[s.target] = value.NewArrayCap(int(s.n))
 		case opMakeObject:
 			L[s.target] = value.NewObject(2)
 		case opMakeSet:
@@ -312,8 +316,8 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 			}
 			obj.Insert(k, v)
 		case opObjectMerge:
-			a, aok := L[s.a.local].(*value.Object)
-			b, bok := L[s.b.local].(*value.Object)
+			a, aok := L[s.a].(*value.Object)
+			b, bok := L[s.b].(*value.Object)
 			if !aok || !bok {
 				return 0, e.fail(s, "eval_conflict_error", "object merge of a value that is not an object")
 			}
@@ -353,7 +357,7 @@ func (e *evaluator) scan(s *stmt, fr *frame) (int, error) {
 			return 0, true, e.fail(s, "eval_cancel_error", "evaluation cancelled: "+e.env.Ctx.Err().Error())
 		}
 		fr.locals[s.n], fr.locals[s.value] = k, v
-		r, err := e.exec(s.block, fr)
+		r, err := e.exec(s.x.block, fr)
 		switch {
 		case err != nil:
 			return 0, true, err
@@ -395,7 +399,8 @@ func (e *evaluator) scan(s *stmt, fr *frame) (int, error) {
 // memoised for the evaluation, as OPA's Wasm target does.
 func (e *evaluator) call(s *stmt, fr *frame) (value.Value, error) {
 	fn := e.prog.funcs[s.n]
-	memo := fn.memo && same(e.get(fr, s.args[0]), e.input) && same(e.get(fr, s.args[1]), e.data)
+	args := s.x.args
+	memo := fn.memo && same(e.get(fr, args[0]), e.input) && same(e.get(fr, args[1]), e.data)
 	if memo && e.memoed[s.n] {
 		return e.memo[s.n], nil
 	}
@@ -409,7 +414,7 @@ func (e *evaluator) call(s *stmt, fr *frame) (value.Value, error) {
 		e.active[s.n] = true
 	}
 	for i, p := range fn.params {
-		callee.locals[p] = e.get(fr, s.args[i]) // input may be undefined
+		callee.locals[p] = e.get(fr, args[i]) // input may be undefined
 	}
 	err := e.run(fn.blocks, callee)
 	if callee == &e.frames[s.n] {
@@ -439,7 +444,7 @@ func same(a, b value.Value) bool {
 // builtin calls a built-in function; nil is undefined.
 func (e *evaluator) builtin(s *stmt, fr *frame) (value.Value, error) {
 	args := e.args[:0]
-	for _, a := range s.args {
+	for _, a := range s.x.args {
 		v := e.get(fr, a)
 		if v == nil {
 			return nil, nil
@@ -449,14 +454,14 @@ func (e *evaluator) builtin(s *stmt, fr *frame) (value.Value, error) {
 	e.args = args[:0]
 	var out value.Value
 	var err error
-	if s.bi.native != nil {
-		out, err = s.bi.native(args)
+	if bi := &s.x.bi; bi.native != nil {
+		out, err = bi.native(args)
 	} else {
 		// a fallback may keep its operands: give it its own slice
-		out, err = s.bi.other(&e.env, append([]value.Value(nil), args...))
+		out, err = s.x.bi.other(&e.env, append([]value.Value(nil), args...))
 	}
 	if err != nil {
-		return nil, e.fail(s, "eval_builtin_error", s.name+": "+err.Error())
+		return nil, e.fail(s, "eval_builtin_error", s.x.name+": "+err.Error())
 	}
 	return out, nil
 }

@@ -48,30 +48,84 @@ const (
 	opNop
 )
 
-// operand is a local (val == nil) or a constant.
-type operand struct {
-	local int
-	val   value.Value
-}
+// operand is a frame slot (>= 0) or a constant (-1-i is the program's
+// constant i).
+type operand int32
 
+// stmt is one statement, kept small (40 bytes): a program has thousands
+// and a cold start touches them all.
 type stmt struct {
 	op     opcode
-	a, b   operand     // sources (Dot: a source, b key; Equal: a, b; Insert: a key, b value)
-	target int         // the local written, or read (IsDefined, Scan source)
-	n      int         // break index; Scan key local; function index
-	value  int         // Scan value local
-	val    value.Value // the constant of AssignInt, MakeNull, MakeNumber
-	block  *block      // Scan, Not
-	blocks []*block    // Block
-	args   []operand
-	bi     builtin
-	name   string // the called function, for errors
-	loc    location
+	target int32   // the local written, or read (IsDefined, IsUndefined, Scan source, ResultAdd, Return)
+	n      int32   // break index; Scan key local; function index; MakeArray capacity
+	value  int32   // Scan value local
+	a, b   operand // sources (Dot: source, key; Equal: a, b; Insert: key, value; AssignInt, MakeNull, MakeNumber: the constant)
+	id     int32   // the statement's index in Program.locs
+	x      *extra  // Call, CallBuiltin, Block, Scan, Not
+}
+
+// extra holds what only calls and statements with blocks have.
+type extra struct {
+	block  *block    // Scan, Not
+	blocks []*block  // Block
+	args   []operand // Call, CallBuiltin
+	bi     builtin   // CallBuiltin
+	name   string    // Call, CallBuiltin: the called function, for errors
 }
 
 // location is where a statement came from: an index into the program's
 // files, and a row and column (row 0: unknown).
-type location struct{ File, Row, Col int }
+type location struct{ File, Row, Col int32 }
+
+// constKey identifies a constant by kind and text (an encoded program
+// stores each once).
+type constKey struct {
+	kind byte
+	text string
+}
+
+// constant kinds
+const (
+	kNull = iota
+	kFalse
+	kTrue
+	kNumber
+	kString
+)
+
+func keyOf(v value.Value) (constKey, bool) {
+	switch v := v.(type) {
+	case value.Null:
+		return constKey{kind: kNull}, true
+	case value.Bool:
+		if v {
+			return constKey{kind: kTrue}, true
+		}
+		return constKey{kind: kFalse}, true
+	case value.Number:
+		return constKey{kNumber, string(v)}, true
+	case value.String:
+		return constKey{kString, string(v)}, true
+	}
+	return constKey{}, false
+}
+
+func (k constKey) value() value.Value {
+	switch k.kind {
+	case kNull:
+		return value.NullValue
+	case kFalse:
+		return value.False
+	case kTrue:
+		return value.True
+	case kNumber:
+		if n, err := strconv.ParseInt(k.text, 10, 64); err == nil && strconv.FormatInt(n, 10) == k.text {
+			return intValue(n)
+		}
+		return value.Number(k.text)
+	}
+	return value.String(k.text)
+}
 
 type block struct{ stmts []stmt }
 
@@ -93,8 +147,8 @@ var fallback func(name string) (f fallbackFunc, now bool)
 
 type function struct {
 	name    string
-	params  []int
-	ret     int
+	params  []int32
+	ret     int32
 	blocks  []*block
 	nlocals int
 	memo    bool // depends on input and data only
@@ -109,6 +163,8 @@ type plan struct {
 // for concurrent use.
 type Program struct {
 	funcs    []*function
+	consts   []value.Value
+	locs     []location
 	plans    map[string]*plan
 	files    []string
 	needsNow bool

@@ -230,7 +230,7 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 			return nil, g.evErr
 		}
 	}
-	if !o.NoCache {
+	if !o.NoCache && !o.OneShot {
 		g.cache = newDecisionCache(1024)
 	}
 	return g, nil

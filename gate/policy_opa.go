@@ -30,6 +30,10 @@ import (
 // here), data files, and topdown for traces. The small build
 // (-tags toolgate_small, policy_small.go) runs the embedded plan only.
 
+// withTests: the full build loads the embedded policy's tests too (policy
+// test, bundles).
+const withTests = true
+
 // parsedModules are the modules OPA parsed, by name.
 type parsedModules = map[string]*ast.Module
 
@@ -62,7 +66,7 @@ func (p *Policy) addDir(dir int, d string) error {
 		}
 		// named as OPA's loader names files (no leading slash)
 		key := d + ":" + strings.TrimPrefix(filepath.ToSlash(filepath.Join(d, name)), "/")
-		p.addModule(key, dir, name, src)
+		p.addModule(key, dir, name, string(src))
 	}
 	return mergeData(p.Data, res.Documents, d)
 }

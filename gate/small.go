@@ -24,6 +24,9 @@ var ErrNeedsFull = errors.New("this is toolgate's small build, which runs the em
 // any OPA, having none of its own.
 const opaVersion = ""
 
+// withTests: the small build runs no policy tests.
+const withTests = false
+
 type parsedModules = map[string]struct{}
 
 type queryTracer = any

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -91,7 +92,11 @@ func (c *common) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&c.bundleKey, "bundle-verification-key", "", "require the bundle to be signed with the key whose PEM public key is in `PUB` (see 'toolgate policy keygen')")
 }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// newRoot makes the command tree for args: every command, or only the one
+// args run when they name one (building every command's flags costs a
+// cold start a few hundred KiB of fresh memory, which a hook pays on
+// every tool call).
+func newRoot(stdin io.Reader, stdout, stderr io.Writer, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "toolgate",
 		Short:         "Policy-driven security gateway for AI agent tool calls",
@@ -102,8 +107,24 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newCheckCmd(), newRunCmd(), newAuditCmd(), newToolsCmd(), newHookCmd())
-	root.AddCommand(fullCommands()...)
+	cmds := map[string]func() *cobra.Command{"check": newCheckCmd, "run": newRunCmd, "audit": newAuditCmd, "tools": newToolsCmd, "hook": newHookCmd}
+	for name, f := range fullCommands() {
+		cmds[name] = f
+	}
+	if len(args) > 0 {
+		if f, ok := cmds[args[0]]; ok {
+			root.AddCommand(f())
+			return root
+		}
+	}
+	names := make([]string, 0, len(cmds))
+	for name := range cmds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		root.AddCommand(cmds[name]())
+	}
 	return root
 }
 
@@ -112,7 +133,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func executeContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(stdin, stdout, stderr)
+	root := newRoot(stdin, stdout, stderr, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	switch {

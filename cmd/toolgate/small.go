@@ -21,7 +21,7 @@ import (
 // — is handed, before anything is read or written, to toolgate-full, the
 // full build beside it, which does everything (exec, same arguments).
 
-func fullCommands() []*cobra.Command { return nil }
+func fullCommands() map[string]func() *cobra.Command { return nil }
 
 // smallCommands are the commands the small build serves itself.
 var smallCommands = map[string]bool{"check": true, "run": true, "hook": true, "audit": true, "tools": true}

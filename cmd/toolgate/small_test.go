@@ -107,6 +107,25 @@ func TestSmallBuild(t *testing.T) {
 		t.Errorf("check collected nothing over %d calls:\n%.2000s", len(lines), gc.errs)
 	}
 
+	// the same policy digest in the audit log
+	digests := map[string]bool{}
+	for _, bin := range []string{small, full} {
+		log := filepath.Join(t.TempDir(), "audit.jsonl")
+		r := runBin(t, ws, lines[0]+"\n", env, bin, "check", "--workspace", ws, "--audit", log)
+		b, err := os.ReadFile(log)
+		if err != nil || r.code != 0 {
+			t.Fatalf("%s: exit %d, %v\n%s", bin, r.code, err, r.errs)
+		}
+		m := regexp.MustCompile(`"policy":"(sha256:[0-9a-f]+)"`).FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("no policy digest in %s", b)
+		}
+		digests[string(m[1])] = true
+	}
+	if len(digests) != 1 {
+		t.Errorf("the builds record different policy digests: %v", digests)
+	}
+
 	// the hook, on the small build's own
 	event := bashEvent(ws, "rm -rf ~")
 	h := runBin(t, ws, event, []string{"CLAUDE_PROJECT_DIR=" + ws, "HOME=" + home}, small, "hook", "claude-code", "--audit", "none")

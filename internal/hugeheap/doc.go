@@ -18,7 +18,9 @@
 // Resident memory grows in 2 MiB steps where the heap is sparse; virtual size
 // grows by the reservation.
 //
-// It does nothing when TOOLGATE_HUGEPAGES is "0" or "off", when the kernel's
+// It does nothing for a hook (the first argument "hook"): one call, no
+// collection, so the reservation would never be reused. It does nothing
+// when TOOLGATE_HUGEPAGES is "0" or "off", when the kernel's
 // transparent_hugepage mode is not "madvise" ("always" already covers the
 // heap; "never" forbids it), under strict overcommit (overcommit_memory 2)
 // or an address-space limit (ulimit -v), where mapping the reservation could

@@ -34,7 +34,7 @@ func init() {
 	case "0", "off":
 		return
 	}
-	if !madviseMode() || !roomToReserve() {
+	if !madviseMode() || !roomToReserve() || oneShot() {
 		return
 	}
 	// The reservation would start a collection at once (128 MiB past a
@@ -49,6 +49,11 @@ var (
 	heldGC int
 	held   bool
 )
+
+// oneShot says whether the process is a hook (toolgate hook ...): it
+// decides one call with the collector off (main), so the reservation
+// would never be freed for reuse, and costs a millisecond to make.
+func oneShot() bool { return len(os.Args) > 1 && os.Args[1] == "hook" }
 
 // Held reports whether init held the garbage collector off (while it
 // reserved the heap) and the setting it had before (GOGC's). The caller,

@@ -1640,7 +1640,7 @@ func (r *run) config(st *state) *expand.Config {
 			if z := r.cls.zone(path.Clean(dir)); z == "tmp" || z == "tmp_root" {
 				return nil, nil // the sandbox's /tmp is private: the host's says nothing
 			}
-			ents, err := os.ReadDir(dir)
+			ents, err := readDir(dir)
 			r.glob += len(ents) + 1
 			if r.glob > r.opts.MaxGlob {
 				return nil, errGlobBudget

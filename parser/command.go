@@ -4021,7 +4021,7 @@ func (r *run) linksBelow(idx int, name string, st *state, cwdToo bool) {
 func (r *run) linksUnder(dir, access string, idx int, name string, st *state, budget *int, keep func(string) bool) bool {
 	var walk func(d string)
 	walk = func(d string) {
-		ents, err := os.ReadDir(d)
+		ents, err := readDir(d)
 		if err != nil {
 			return
 		}

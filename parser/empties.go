@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"os"
 	"sort"
 	"strings"
 )
@@ -20,7 +19,7 @@ func (r *run) emptiesRoot() {
 		return
 	}
 	ws := r.opts.Workspace
-	entries, err := os.ReadDir(ws)
+	entries, err := readDir(ws)
 	if err != nil {
 		return
 	}

@@ -134,7 +134,7 @@ func (r *run) globWalk(dir string, comps []string, budget *int, out *[]string) {
 		r.globWalk(join(".."), rest, budget, out)
 	case c == "**":
 		r.globWalk(dir, rest, budget, out)
-		ents, err := os.ReadDir(dir)
+		ents, err := readDir(dir)
 		*budget -= len(ents) + 1
 		if err != nil {
 			return
@@ -145,7 +145,7 @@ func (r *run) globWalk(dir string, comps []string, budget *int, out *[]string) {
 			}
 		}
 	case isGlob(c):
-		ents, err := os.ReadDir(dir)
+		ents, err := readDir(dir)
 		*budget -= len(ents) + 1
 		if err != nil {
 			return

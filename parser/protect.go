@@ -218,7 +218,7 @@ func holdsMatch(dir string, tests []string) bool {
 	budget := 4096
 	var walk func(string) bool
 	walk = func(d string) bool {
-		ents, err := os.ReadDir(d)
+		ents, err := readDir(d)
 		if err != nil {
 			return false // not a directory (or unreadable): nothing below
 		}

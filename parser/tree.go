@@ -474,7 +474,7 @@ func (c *classifier) holdsSecret(dir string, f treeFilter) (string, bool) {
 		}
 		// the rest of the pattern, below dir itself (/proc/*/environ
 		// below /proc/sys is /proc/sys/environ)
-		matches, _ := filepath.Glob(strings.TrimSuffix(dir, "/") + "/" + strings.Join(pat[len(comps):], "/"))
+		matches := glob(strings.TrimSuffix(dir, "/") + "/" + strings.Join(pat[len(comps):], "/"))
 		for _, m := range matches {
 			if raw, ok, stop := check(m, c.secretRaw[i]); stop {
 				return raw, ok

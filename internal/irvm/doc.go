@@ -15,6 +15,11 @@
 // encoded and loaded back (encode.go) without OPA's compiler, which is
 // how toolgate ships the default policy's plan.
 //
+// The files that use OPA (compile.go: OPA's plan to a Program; plan.go:
+// having OPA plan a query; opa.go: OPA's built-ins and values) are left
+// out of toolgate's small build (-tags toolgate_small): it loads the
+// embedded program and runs it with the native built-ins alone.
+//
 // What it covers: every statement the planner emits for policies
 // without `with` (a plan holding a WithStmt or a dynamic call is refused
 // at Compile, so the caller falls back to topdown), errors where topdown

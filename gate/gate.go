@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -190,12 +189,9 @@ func New(ctx context.Context, o Options) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	var pcfg parser.Config
-	if b, err := json.Marshal(pol.Config()); err == nil {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		if err := dec.Decode(&pcfg); err != nil {
-			return nil, fmt.Errorf("data.toolgate.config: %w", err)
-		}
+	pcfg, err := parserConfig(pol.Config())
+	if err != nil {
+		return nil, err
 	}
 	pcfg.Protected = o.protected()
 	for _, p := range pcfg.Protected {

@@ -55,7 +55,7 @@
 //     PreToolUse event: cold (the process loads the policy; --audit FILE)
 //     and with a warm `toolgate serve --socket` daemon for the same
 //     workspace, beside the spawn of `true` (the machine's process floor)
-//     and `toolgate --help` (the binary's own start floor). Every answer is
+//     and `toolgate hook --help` (the binary's own start floor). Every answer is
 //     checked to be a PreToolUse decision, and the daemon to have answered.
 //  5. The audit log, in-process: µs per Append with --fsync always, batch
 //     and never (a fresh log per round; Close not timed), then verify

@@ -181,7 +181,7 @@ func (b *bench) rowHook(s *section) error {
 	}
 	err = interleave(b.sz.HookReps,
 		timed(proc{path: truePath, dir: b.ws, env: env}, &spawn),
-		timed(proc{path: tg, args: []string{"--help"}, dir: b.ws, env: env, stdout: filepath.Join(dir, "help.txt")}, &help),
+		timed(proc{path: tg, args: []string{"hook", "--help"}, dir: b.ws, env: env, stdout: filepath.Join(dir, "help.txt")}, &help),
 		func(int) error {
 			d, err := runHook(false)
 			cold = append(cold, ms(d))
@@ -205,7 +205,7 @@ func (b *bench) rowHook(s *section) error {
 	}
 	served, _ := countLines(filepath.Join(dir, "serve-audit.jsonl"))
 	s.add("spawn + wait of `true` (machine floor)", "ms", spawn)
-	s.add("`toolgate --help` (binary start floor)", "ms", help).vs("true", ratios(help, spawn))
+	s.add("`toolgate hook --help` (binary start floor)", "ms", help).vs("true", ratios(help, spawn))
 	s.add("`toolgate hook --socket` with a warm `serve --socket` daemon", "ms", warm).vs("true", ratios(warm, spawn))
 	if clientErr == nil {
 		s.add("`toolgate-hook` with the warm daemon", "ms", thin).vs("true", ratios(thin, spawn)).atMost(5)
@@ -215,7 +215,7 @@ func (b *bench) rowHook(s *section) error {
 	s.add("hook cold (no daemon: loads the policy)", "ms", cold).vs("daemon", ratios(cold, warm)).atMost(30)
 	s.note("event: Bash `ls -la` in the fixture workspace, CLAUDE_PROJECT_DIR set; answers checked each time (%s)", fmtDecisions(decisions))
 	s.note("cold: --audit FILE (default --fsync always); daemon: toolgate serve --socket --sandbox none --audit FILE (fsync always), %d records written by it", served)
-	s.note("`toolgate --help` starts the same binary (Go runtime and package init) and exits without loading a policy")
+	s.note("`toolgate hook --help` starts the same binary (Go runtime and package init) and exits without loading a policy (plain --help is handed to toolgate-full by the small build)")
 	s.note("toolgate-hook: the small client (cmd/toolgate-hook) that hands the event to the daemon's /v1/hook/claude-code")
 	return nil
 }

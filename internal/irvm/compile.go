@@ -18,7 +18,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 	if p == nil || p.Plans == nil {
 		return nil, fmt.Errorf("irvm: empty plan")
 	}
-	c := &compiler{prog: &Program{plans: map[string]*plan{}}, funcIndex: map[string]int{}, consts: map[constKey]operand{}}
+	c := &compiler{prog: &Program{}, funcIndex: map[string]int{}, consts: map[constKey]operand{}}
 	if p.Static != nil {
 		for _, s := range p.Static.Strings {
 			c.strings = append(c.strings, s.Value)
@@ -59,13 +59,13 @@ func Compile(p *ir.Policy) (*Program, error) {
 		c.slots = map[int]int32{}
 		c.see(int(ir.Input))
 		c.see(int(ir.Data))
-		out := &plan{}
+		out := &plan{name: pl.Name}
 		var err error
 		if out.blocks, err = c.blocks(pl.Blocks); err != nil {
 			return nil, fmt.Errorf("irvm: plan %s: %w", pl.Name, err)
 		}
 		out.nlocals = len(c.slots)
-		c.prog.plans[pl.Name] = out
+		c.prog.plans = append(c.prog.plans, out)
 	}
 	return c.prog, nil
 }

@@ -41,11 +41,11 @@ func (p *Program) MarshalBinary() ([]byte, error) {
 		e.str(fn.name)
 		e.scanBlocks(fn.blocks)
 	}
-	names := p.Plans()
-	sort.Strings(names)
-	for _, n := range names {
-		e.str(n)
-		e.scanBlocks(p.plans[n].blocks)
+	plans := append([]*plan(nil), p.plans...)
+	sort.Slice(plans, func(i, j int) bool { return plans[i].name < plans[j].name })
+	for _, pl := range plans {
+		e.str(pl.name)
+		e.scanBlocks(pl.blocks)
 	}
 	for _, f := range p.files {
 		e.str(f)
@@ -82,10 +82,9 @@ func (p *Program) MarshalBinary() ([]byte, error) {
 	for _, fn := range p.funcs {
 		out = e.appendBlocks(out, fn.blocks)
 	}
-	out = binary.AppendUvarint(out, uint64(len(names)))
-	for _, n := range names {
-		pl := p.plans[n]
-		out = binary.AppendUvarint(out, uint64(e.strs[n]))
+	out = binary.AppendUvarint(out, uint64(len(plans)))
+	for _, pl := range plans {
+		out = binary.AppendUvarint(out, uint64(e.strs[pl.name]))
 		out = binary.AppendUvarint(out, uint64(pl.nlocals))
 		out = e.appendBlocks(out, pl.blocks)
 	}
@@ -215,7 +214,7 @@ func Load(b []byte) (prog *Program, err error) {
 	d.blocks = make([]block, d.count(len(b)))
 	d.extras = make([]extra, d.count(len(b)))
 	d.args = make([]operand, d.count(len(b)))
-	p := &Program{plans: map[string]*plan{}, locs: make([]location, len(d.stmts))}
+	p := &Program{locs: make([]location, len(d.stmts))}
 	d.prog = p
 	p.consts = make([]value.Value, d.count(len(b)))
 	for i := range p.consts {
@@ -262,13 +261,13 @@ func Load(b []byte) (prog *Program, err error) {
 	}
 	for range d.count(len(b)) {
 		name := d.strs[d.count(len(d.strs)-1)]
-		pl := &plan{nlocals: d.count(len(b))}
+		pl := &plan{name: name, nlocals: d.count(len(b))}
 		if pl.nlocals < 2 {
 			d.fail("plan " + name)
 		}
 		d.nlocals = pl.nlocals
 		pl.blocks = d.blockList()
-		p.plans[name] = pl
+		p.plans = append(p.plans, pl)
 	}
 	if d.pos != len(d.buf) {
 		d.fail("trailing bytes")

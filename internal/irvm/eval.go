@@ -31,8 +31,8 @@ type Options struct{}
 // result set: the values its ResultSetAddStmt statements added, each an
 // object of the query's variables. A nil input is an undefined input.
 func (p *Program) Eval(ctx context.Context, name string, input, data value.Value, _ Options) (*value.Set, error) {
-	pl, ok := p.plans[name]
-	if !ok {
+	pl := p.plan(name)
+	if pl == nil {
 		return nil, &Error{Code: "eval_internal_error", Message: "no plan named " + name}
 	}
 	e := p.getEvaluator()
@@ -454,11 +454,12 @@ func (e *evaluator) builtin(s *stmt, fr *frame) (value.Value, error) {
 	e.args = args[:0]
 	var out value.Value
 	var err error
-	if bi := &s.x.bi; bi.native != nil {
+	bi := &e.prog.builtins[s.x.bi]
+	if bi.native != nil {
 		out, err = bi.native(args)
 	} else {
 		// a fallback may keep its operands: give it its own slice
-		out, err = s.x.bi.other(&e.env, append([]value.Value(nil), args...))
+		out, err = bi.other(&e.env, append([]value.Value(nil), args...))
 	}
 	if err != nil {
 		return nil, e.fail(s, "eval_builtin_error", s.x.name+": "+err.Error())

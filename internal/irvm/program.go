@@ -2,6 +2,7 @@ package irvm
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 
@@ -69,7 +70,7 @@ type extra struct {
 	block  *block    // Scan, Not
 	blocks []*block  // Block
 	args   []operand // Call, CallBuiltin
-	bi     builtin   // CallBuiltin
+	bi     uint16    // CallBuiltin: the index in Program.builtins
 	name   string    // Call, CallBuiltin: the called function, for errors
 }
 
@@ -155,6 +156,7 @@ type function struct {
 }
 
 type plan struct {
+	name    string
 	blocks  []*block
 	nlocals int
 }
@@ -165,24 +167,75 @@ type Program struct {
 	funcs    []*function
 	consts   []value.Value
 	locs     []location
-	plans    map[string]*plan
+	plans    []*plan
 	files    []string
 	needsNow bool
+	// bnames are the built-ins the program calls (name and arity), and
+	// builtins their implementations, resolved from the names (resolve)
+	bnames   []builtinName
+	builtins []builtin
 	pool     sync.Pool // of *evaluator
+}
+
+type builtinName struct {
+	name  string
+	arity int
 }
 
 // Plans lists the names of the program's plans.
 func (p *Program) Plans() []string {
 	out := make([]string, 0, len(p.plans))
-	for name := range p.plans {
-		out = append(out, name)
+	for _, pl := range p.plans {
+		out = append(out, pl.name)
 	}
 	return out
 }
 
-// builtin resolves a built-in function: a native one when this package
-// has it, else the fallback (OPA's, when the build has OPA).
-func (p *Program) builtin(name string, arity int) (builtin, error) {
+func (p *Program) plan(name string) *plan {
+	for _, pl := range p.plans {
+		if pl.name == name {
+			return pl
+		}
+	}
+	return nil
+}
+
+// builtin returns the index of a built-in function in the program's
+// table, adding it: resolved to a native one when this package has it,
+// else to the fallback's (OPA's, when the build has OPA).
+func (p *Program) builtin(name string, arity int) (uint16, error) {
+	for i, b := range p.bnames {
+		if b.name == name && b.arity == arity {
+			return uint16(i), nil
+		}
+	}
+	if len(p.bnames) >= math.MaxUint16 {
+		return 0, fmt.Errorf("more than %d built-in functions", math.MaxUint16)
+	}
+	bi, err := p.resolveOne(name, arity)
+	if err != nil {
+		return 0, err
+	}
+	p.bnames = append(p.bnames, builtinName{name, arity})
+	p.builtins = append(p.builtins, bi)
+	return uint16(len(p.bnames) - 1), nil
+}
+
+// resolve fills the built-in table from the names (a program written out
+// as Go source carries the names only).
+func (p *Program) resolve() error {
+	p.builtins = make([]builtin, len(p.bnames))
+	for i, b := range p.bnames {
+		bi, err := p.resolveOne(b.name, b.arity)
+		if err != nil {
+			return err
+		}
+		p.builtins[i] = bi
+	}
+	return nil
+}
+
+func (p *Program) resolveOne(name string, arity int) (builtin, error) {
 	if f, ok := natives[name]; ok && f.arity == arity {
 		return builtin{native: f.fn}, nil
 	}

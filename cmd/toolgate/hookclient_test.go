@@ -35,26 +35,11 @@ func hookClient(t *testing.T, dir string) string {
 	return client
 }
 
-type hookRun struct {
-	out, errs string
-	code      int
-}
+type hookRun = binRun
 
 func runHookClient(t *testing.T, client, ws, socket string, event string, args ...string) hookRun {
 	t.Helper()
-	cmd := exec.Command(client, append([]string{"claude-code"}, args...)...)
-	cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+ws, "TOOLGATE_SOCKET="+socket, "PATH="+filepath.Dir(client))
-	cmd.Stdin = strings.NewReader(event)
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return hookRun{out.String(), errs.String(), code}
+	return runBin(t, "", event, []string{"CLAUDE_PROJECT_DIR=" + ws, "TOOLGATE_SOCKET=" + socket, "PATH=" + filepath.Dir(client)}, client, append([]string{"claude-code"}, args...)...)
 }
 
 func bashEvent(ws, command string) string {

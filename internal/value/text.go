@@ -145,25 +145,9 @@ func ToGo(v Value) (any, error) {
 	case String:
 		return string(v), nil
 	case *Array:
-		out := make([]any, len(v.elems))
-		for i, e := range v.elems {
-			x, err := ToGo(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = x
-		}
-		return out, nil
+		return listToGo(v.elems)
 	case *Set:
-		out := make([]any, len(v.elems))
-		for i, e := range v.elems {
-			x, err := ToGo(e)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = x
-		}
-		return out, nil
+		return listToGo(v.elems)
 	case *Object:
 		out := make(map[string]any, len(v.keys))
 		for i, k := range v.keys {
@@ -190,6 +174,18 @@ func ToGo(v Value) (any, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("cannot convert %T to JSON", v)
+}
+
+func listToGo(elems []Value) (any, error) {
+	out := make([]any, len(elems))
+	for i, e := range elems {
+		x, err := ToGo(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
 }
 
 // AppendKey appends an encoding of v that is equal for equal values and

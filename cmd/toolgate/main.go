@@ -21,22 +21,23 @@ func main() {
 		}
 		return ""
 	}
-	// The collector (which hugeheap holds off while it reserves the heap):
-	// GOGC when it is set; for a hook, which decides one call and exits,
-	// only near the memory limit below (a collection cost a cold hook a
-	// fifth of its time); otherwise a larger target than Go's default: a
-	// decision allocates a few hundred short-lived objects, and a larger
-	// target trades a few MiB of heap for a quarter less time per call.
-	percent, held := hugeheap.Held()
-	switch {
-	case os.Getenv("GOGC") != "":
-		if held {
-			debug.SetGCPercent(percent)
+	// A hook decides one call and exits: it collects only near the memory
+	// limit below (a collection cost a cold hook a fifth of its time) and
+	// reserves no huge-page heap (freed by a collection, never reused).
+	// Other commands get a larger target than Go's default (unless GOGC
+	// says otherwise): a decision allocates a few hundred short-lived
+	// objects, and a larger target trades a few MiB of heap for a quarter
+	// less time per call.
+	oneCall := len(os.Args) > 1 && os.Args[1] == "hook"
+	if !oneCall {
+		hugeheap.Reserve()
+	}
+	if os.Getenv("GOGC") == "" {
+		if oneCall {
+			debug.SetGCPercent(-1)
+		} else {
+			debug.SetGCPercent(400)
 		}
-	case len(os.Args) > 1 && os.Args[1] == "hook":
-		debug.SetGCPercent(-1)
-	default:
-		debug.SetGCPercent(400)
 	}
 	// ... but a burst of large calls must not let that multiply into
 	// hundreds of MiB: past the limit the collector runs as often as it

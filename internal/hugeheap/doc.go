@@ -1,6 +1,8 @@
 // Package hugeheap makes the first 128 MiB of toolgate's Go heap eligible for
-// transparent huge pages, at package initialisation. Import it for its side
-// effect, from main only.
+// transparent huge pages: main calls Reserve as it starts, once it knows
+// the command will run long enough to reuse the reservation (not for a
+// hook, which decides one call without collecting, nor before handing the
+// command to another binary).
 //
 // Why: on the virtual machines toolgate was measured on, a first touch of a
 // 4 KiB page of fresh anonymous memory costs about 13 µs (a hypervisor
@@ -18,9 +20,7 @@
 // Resident memory grows in 2 MiB steps where the heap is sparse; virtual size
 // grows by the reservation.
 //
-// It does nothing for a hook (the first argument "hook"): one call, no
-// collection, so the reservation would never be reused. It does nothing
-// when TOOLGATE_HUGEPAGES is "0" or "off", when the kernel's
+// Reserve does nothing when TOOLGATE_HUGEPAGES is "0" or "off", when the kernel's
 // transparent_hugepage mode is not "madvise" ("always" already covers the
 // heap; "never" forbids it), under strict overcommit (overcommit_memory 2)
 // or an address-space limit (ulimit -v), where mapping the reservation could

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 	"unsafe"
 )
@@ -29,37 +28,19 @@ var modeFile = "/sys/kernel/mm/transparent_hugepage/enabled"
 // marked.
 var marked struct{ lo, hi uintptr }
 
-func init() {
+// Reserve marks the heap, unless TOOLGATE_HUGEPAGES is "0" or "off" or
+// the kernel or limits do not allow it (see doc.go). The reservation is
+// freed by the next collection.
+func Reserve() {
 	switch os.Getenv("TOOLGATE_HUGEPAGES") {
 	case "0", "off":
 		return
 	}
-	if !madviseMode() || !roomToReserve() || oneShot() {
+	if !madviseMode() || !roomToReserve() {
 		return
 	}
-	// The reservation would start a collection at once (128 MiB past a
-	// 4 MiB goal) to free it: the collector is held off until main knows
-	// the command (Held). A process that decides one call (the hook) never
-	// needs to free it; the others collect it at their first allocation.
-	heldGC, held = debug.SetGCPercent(-1), true
 	mark()
 }
-
-var (
-	heldGC int
-	held   bool
-)
-
-// oneShot says whether the process is a hook (toolgate hook ...): it
-// decides one call with the collector off (main), so the reservation
-// would never be freed for reuse, and costs a millisecond to make.
-func oneShot() bool { return len(os.Args) > 1 && os.Args[1] == "hook" }
-
-// Held reports whether init held the garbage collector off (while it
-// reserved the heap) and the setting it had before (GOGC's). The caller,
-// main, must then set the collector with debug.SetGCPercent: nothing
-// else turns it back on.
-func Held() (percent int, ok bool) { return heldGC, held }
 
 // overcommitFile holds the kernel's overcommit policy; "2" counts every
 // writable mapping against a commit limit.

@@ -75,11 +75,18 @@ func hasEmbeddedPlan(modules map[string]string) bool {
 }
 
 // embeddedPlan returns the program of the embedded plan if it was made
-// from these modules; nil if it was not (or there is none).
-func embeddedPlan(modules map[string]string) (*irvm.Program, error) {
-	if !hasEmbeddedPlan(modules) {
+// from the policy's modules; nil if it was not (or there is none).
+func (p *Policy) embeddedPlan() (*irvm.Program, error) {
+	if !p.planned() {
 		return nil, nil
 	}
 	embedded.loadOnce.Do(func() { embedded.vm, embedded.err = irvm.Load(embedded.prog) })
 	return embedded.vm, embedded.err
+}
+
+// planned says whether the embedded plan was made from the policy's
+// modules; the modules are hashed once.
+func (p *Policy) planned() bool {
+	p.plannedOnce.Do(func() { p.hasPlan = hasEmbeddedPlan(p.Modules) })
+	return p.hasPlan
 }

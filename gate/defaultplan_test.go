@@ -57,7 +57,7 @@ func TestEmbeddedPlan(t *testing.T) {
 	if !hasEmbeddedPlan(p.Modules) {
 		t.Fatal("the embedded plan's key does not match the embedded policy")
 	}
-	vm, err := embeddedPlan(p.Modules)
+	vm, err := p.embeddedPlan()
 	if err != nil || vm == nil {
 		t.Fatalf("the embedded plan does not load: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/mattn/go-shellwords"
@@ -39,6 +40,9 @@ type Policy struct {
 
 	parsed  parsedModules     // Modules, parsed once (by OPA)
 	sources map[string]source // Modules and Tests → where LoadPolicy read them
+
+	plannedOnce sync.Once
+	hasPlan     bool // the embedded plan was made from Modules
 }
 
 // source is where LoadPolicy read a module: the index of its directory in
@@ -80,7 +84,7 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 	// The embedded policy's modules were parsed, compiled and planned
 	// when toolgate was built; they are parsed here only if OPA needs
 	// them (regoOptions).
-	if !hasEmbeddedPlan(p.Modules) {
+	if !p.planned() {
 		if err := p.parse(); err != nil {
 			return nil, err
 		}
@@ -343,7 +347,7 @@ func (p *Policy) compile(ctx context.Context, useVM, plannedOnly bool) (*evaluat
 	ev := &evaluator{data: dv, td: newTopdownState(p, doc)}
 	if useVM {
 		// planned when toolgate was built
-		if vm, err := embeddedPlan(p.Modules); vm != nil || err != nil {
+		if vm, err := p.embeddedPlan(); vm != nil || err != nil {
 			if err != nil {
 				return nil, fmt.Errorf("the embedded plan of the default policy: %w", err)
 			}

@@ -3,7 +3,6 @@
 package irvm
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -227,8 +226,8 @@ func (c *compiler) stmt(s ir.Stmt) (stmt, error) {
 			return out, fmt.Errorf("number constant %d out of range", s.Index)
 		}
 		str := c.strings[s.Index]
-		if _, perr := json.Number(str).Float64(); perr != nil {
-			return out, fmt.Errorf("number constant %q: %w", str, perr)
+		if !isNumber(str) {
+			return out, fmt.Errorf("number constant %q is not a number", str)
 		}
 		out.a = c.konst(value.Number(str))
 	case *ir.MakeArrayStmt:

@@ -175,17 +175,14 @@ func (e *evaluator) exec(b *block, fr *frame) (int, error) {
 		case opReturn:
 			fr.ret = L[s.target]
 			return returned, nil
-		case opCall:
-			v, err := e.call(s, fr)
-			if err != nil {
-				return 0, err
+		case opCall, opCallBuiltin:
+			var v value.Value
+			var err error
+			if s.op == opCall {
+				v, err = e.call(s, fr)
+			} else {
+				v, err = e.builtin(s, fr)
 			}
-			if v == nil {
-				return 0, nil
-			}
-			L[s.target] = v
-		case opCallBuiltin:
-			v, err := e.builtin(s, fr)
 			if err != nil {
 				return 0, err
 			}

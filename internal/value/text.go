@@ -24,14 +24,7 @@ func AppendText(buf []byte, v Value) []byte {
 	case String:
 		return strconv.AppendQuote(buf, string(v))
 	case *Array:
-		buf = append(buf, '[')
-		for i, e := range v.elems {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = AppendText(buf, e)
-		}
-		return append(buf, ']')
+		return append(appendTexts(append(buf, '['), v.elems), ']')
 	case *Object:
 		buf = append(buf, '{')
 		for i := range v.keys {
@@ -47,14 +40,18 @@ func AppendText(buf []byte, v Value) []byte {
 		if len(v.elems) == 0 {
 			return append(buf, "set()"...)
 		}
-		buf = append(buf, '{')
-		for i, e := range v.elems {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = AppendText(buf, e)
+		return append(appendTexts(append(buf, '{'), v.elems), '}')
+	}
+	return buf
+}
+
+// appendTexts appends the values' texts separated by ", ".
+func appendTexts(buf []byte, vs []Value) []byte {
+	for i, e := range vs {
+		if i > 0 {
+			buf = append(buf, ", "...)
 		}
-		return append(buf, '}')
+		buf = AppendText(buf, e)
 	}
 	return buf
 }

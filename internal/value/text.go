@@ -2,6 +2,7 @@ package value
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -60,9 +61,8 @@ func appendTexts(buf []byte, vs []Value) []byte {
 func Text(v Value) string { return string(AppendText(nil, v)) }
 
 // FromGo converts a value as encoding/json decodes it (nil, bool,
-// float64, json.Number, string, []any, map[string]any) and the Go
-// types toolgate builds data from (int, int64, []string,
-// map[string]bool) to a Value.
+// float64, json.Number, string, []any, map[string]any, and int or int64)
+// to a Value; anything else is an error.
 func FromGo(x any) (Value, error) {
 	switch x := x.(type) {
 	case nil:
@@ -70,7 +70,7 @@ func FromGo(x any) (Value, error) {
 	case bool:
 		return Boolean(x), nil
 	case json.Number:
-		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil && !errors.Is(err, strconv.ErrRange) {
 			return nil, fmt.Errorf("number %q: %w", string(x), err)
 		}
 		return Number(x), nil
@@ -82,12 +82,6 @@ func FromGo(x any) (Value, error) {
 		return Number(strconv.FormatInt(x, 10)), nil
 	case string:
 		return String(x), nil
-	case []string:
-		out := make([]Value, len(x))
-		for i, s := range x {
-			out[i] = String(s)
-		}
-		return NewArray(out...), nil
 	case []any:
 		out := make([]Value, len(x))
 		for i, e := range x {
@@ -111,17 +105,6 @@ func FromGo(x any) (Value, error) {
 				return nil, err
 			}
 			o.keys, o.vals = append(o.keys, String(k)), append(o.vals, v)
-		}
-		return o, nil
-	case map[string]bool:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		o := NewObject(len(keys))
-		for _, k := range keys {
-			o.keys, o.vals = append(o.keys, String(k)), append(o.vals, Boolean(x[k]))
 		}
 		return o, nil
 	}

@@ -144,6 +144,9 @@ func TestGoConversions(t *testing.T) {
 	if _, err := value.FromGo(json.Number("1x")); err == nil {
 		t.Error("a malformed number was accepted")
 	}
+	if v, err := value.FromGo(json.Number("1e400")); err != nil || v != value.Number("1e400") {
+		t.Errorf("a number past float64 (which OPA keeps): %v, %v", v, err)
+	}
 	if _, err := value.FromGo(struct{}{}); err == nil {
 		t.Error("a struct was accepted")
 	}

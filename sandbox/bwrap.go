@@ -53,7 +53,15 @@ func (s *Sandbox) fixedMounts() []string {
 			}
 			continue
 		}
-		if fi.IsDir() {
+		switch {
+		case !fi.IsDir():
+		case s.hostFS.view != nil:
+			// A host-root box sees the system directories through the
+			// view; one made after it is not shown.
+			if v := s.hostFS.view.path(d); v != "" {
+				ms = append(ms, mount{d, []string{"--ro-bind", v, d}})
+			}
+		default:
 			ms = append(ms, mount{d, []string{"--ro-bind", d, d}})
 		}
 	}
@@ -112,41 +120,105 @@ var rootOnlyTrees = []string{"/etc", "/opt", "/usr/local"}
 // fails closed: every directory not yet looked at is masked whole.
 const rootOnlyBudget = 400000
 
-// rootOnly lists what a host-root box must not see under rootOnlyTrees:
-// entries it could read (or, for a directory, enter) as host uid 0 and gid
-// 0 that an ordinary user could not, and any directory the walk did not
-// finish.
-func rootOnly() []string {
-	prefetchMu.Lock()
-	ch := prefetched
-	prefetched = nil
-	prefetchMu.Unlock()
-	if ch != nil {
-		return <-ch
+// hostRootFS is how a host-root box is kept from root's files in the
+// system directories: a view (view.go) or, where none can be made, the
+// root-only entries to mask, found by a walk.
+type hostRootFS struct {
+	view     *sysView
+	rootOnly []string
+}
+
+// makeHostRootFS makes a view of the system directories, or walks them
+// when it cannot. bash is the view's helper.
+func makeHostRootFS(bash string) hostRootFS {
+	var dirs []string
+	for _, d := range systemDirs {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			dirs = append(dirs, d)
+		}
 	}
-	return walkRootOnly(rootOnlyTrees, rootOnlyBudget)
+	if v, err := newSysView(dirs, bash); err == nil {
+		return hostRootFS{view: v}
+	}
+	return hostRootFS{rootOnly: walkRootOnly(rootOnlyTrees, rootOnlyBudget)}
+}
+
+// prefetch is a hostRootFS Prepare is making for the next New of ws.
+type prefetch struct {
+	ws   string
+	done chan struct{}
+	fs   hostRootFS
 }
 
 var (
 	prefetchMu sync.Mutex
-	prefetched chan []string // a walk Prepare started, for the next sandbox
+	prefetched *prefetch
 )
 
-// Prepare starts, in the background, the start-up work the next sandbox of
-// this process may need that depends on nothing the caller knows yet: when
-// toolgate runs as root, the walk for root-only files (tens of
+// Prepare starts, in the background, the start-up work a sandbox for the
+// workspace ws will need that depends on nothing the caller knows yet:
+// when its box will be host root, the view of the system directories (or
+// the walk for root-only files where no view can be made, tens of
 // milliseconds on a system with a toolchain in /usr/local). Calling it
-// before loading the policy lets the two overlap; the next New takes its
-// result (every later New walks afresh).
-func Prepare() {
+// before loading the policy lets the two overlap; the next New for ws takes
+// the result. The returned function releases what no New took; call it
+// when the caller is done with sandboxes.
+func Prepare(ws string) (release func()) {
 	if os.Getuid() != 0 {
-		return
+		return func() {}
 	}
-	ch := make(chan []string, 1)
+	if ws == "" {
+		ws = "."
+	}
+	real, err := realDir(ws)
+	if err != nil {
+		return func() {}
+	}
+	if _, _, hostRoot := boxOwner(real); !hostRoot {
+		return func() {}
+	}
+	p := &prefetch{ws: real, done: make(chan struct{})}
 	prefetchMu.Lock()
-	prefetched = ch
+	old := prefetched
+	prefetched = p
 	prefetchMu.Unlock()
-	go func() { ch <- walkRootOnly(rootOnlyTrees, rootOnlyBudget) }()
+	if old != nil {
+		go func() { <-old.done; old.fs.view.close() }()
+	}
+	bash := lookBash()
+	go func() {
+		defer close(p.done)
+		p.fs = makeHostRootFS(bash)
+	}()
+	return func() {
+		prefetchMu.Lock()
+		untaken := prefetched == p
+		if untaken {
+			prefetched = nil
+		}
+		prefetchMu.Unlock()
+		if untaken {
+			<-p.done
+			p.fs.view.close()
+		}
+	}
+}
+
+// hostRootFSFor returns what Prepare made for ws, or makes it.
+func hostRootFSFor(ws, bash string) hostRootFS {
+	prefetchMu.Lock()
+	p := prefetched
+	if p != nil && p.ws == ws {
+		prefetched = nil
+	} else {
+		p = nil
+	}
+	prefetchMu.Unlock()
+	if p != nil {
+		<-p.done
+		return p.fs
+	}
+	return makeHostRootFS(bash)
 }
 
 // boxSees is what a host-root box (uid 0, gid 0, no supplementary groups,
@@ -314,7 +386,7 @@ func (s *Sandbox) masks() []string {
 	seen := map[string]bool{}
 	var out []string
 	if s.hostRoot {
-		for _, p := range rootOnly() {
+		for _, p := range s.hostFS.rootOnly {
 			if !within(p, s.ws) {
 				seen[p] = true
 				out = append(out, p)

@@ -104,13 +104,18 @@ func (s *Sandbox) lookBox(name, path string) string {
 			// nothing in it.
 			continue
 		}
+		if !othersEnter(realDir) {
+			// The box may not search it (a host-root box gets only the
+			// bits others get on the view): bash decides.
+			return ""
+		}
 		cand := filepath.Join(d, name)
 		var st unix.Stat_t
 		if err := unix.Lstat(cand, &st); err != nil {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(cand)
-		if err != nil || !visible(real) || s.masked(real) || within(real, s.ws) {
+		if err != nil || !visible(real) || s.masked(real) || within(real, s.ws) || !othersEnter(filepath.Dir(real)) {
 			return ""
 		}
 		if err := unix.Stat(real, &st); err != nil {
@@ -132,6 +137,21 @@ func (s *Sandbox) masked(p string) bool {
 		}
 	}
 	return false
+}
+
+// othersEnter says whether a user who is neither owner nor in the group of
+// dir and its parents may search them all.
+func othersEnter(dir string) bool {
+	for {
+		var st unix.Stat_t
+		if unix.Stat(dir, &st) != nil || st.Mode&0o001 == 0 {
+			return false
+		}
+		if dir == "/" {
+			return true
+		}
+		dir = filepath.Dir(dir)
+	}
 }
 
 // execMagic says whether the kernel execs the file itself: an ELF binary or

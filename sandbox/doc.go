@@ -36,10 +36,13 @@
 // that is not root (bwrap then runs as that user). Only a root-owned
 // workspace under a root toolgate gives a box whose processes are host uid
 // 0, without capabilities; for that case the box is hardened further: it
-// has no supplementary groups, everything under /etc, /opt and /usr/local
-// that it could read as uid 0 and gid 0 but an ordinary user could not is
-// masked, whoever owns the directory it is in (a walk; past 400,000
-// entries whatever is left unlooked at is masked whole), /proc/sys is
+// has no supplementary groups, it sees the system directories through
+// idmapped mounts on which root's files belong to an id it does not have,
+// so it may read there exactly what an ordinary user may (view.go; where
+// the kernel or a file system cannot idmap, everything under /etc, /opt and
+// /usr/local it could read as uid 0 and gid 0 but an ordinary user could
+// not is masked instead, whoever owns the directory it is in: a walk, past
+// 400,000 entries whatever is left unlooked at is masked whole), /proc/sys is
 // read-only, and a seccomp filter refuses keyrings, set-ID modes, io_uring,
 // openat2, bpf, perf_event_open and userfaultfd (the filter applies to every
 // box). Descriptors toolgate inherited are closed on exec. After a command,
@@ -49,10 +52,10 @@
 // (agentcfg.go).
 //
 // Not covered: a box that is host root can still use the file system's
-// blocks reserved for root and sees root-readable files under /usr; the
-// pids cgroup (not RLIMIT_NPROC, which root ignores) bounds its processes.
-// Prefer running toolgate as an ordinary user; root-only files created after
-// New are not masked. Nested repositories that are not submodules are not
+// blocks reserved for root; the pids cgroup (not RLIMIT_NPROC, which root
+// ignores) bounds its processes. Without idmapped mounts it also sees
+// root-readable files under /usr, and root-only files created after New are
+// not masked. Prefer running toolgate as an ordinary user. Nested repositories that are not submodules are not
 // inspected: git run inside them obeys their config. Disk use inside the workspace
 // is bounded per file, not in total. ModeNone has no isolation at all and
 // its rlimits are set just after start.

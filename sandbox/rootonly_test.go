@@ -3,8 +3,11 @@ package sandbox
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -45,7 +48,7 @@ func rootTree(t *testing.T) (string, []string) {
 		if e.dir {
 			err = os.Mkdir(p, 0o700)
 		} else {
-			err = os.WriteFile(p, []byte("x"), 0o600)
+			err = os.WriteFile(p, []byte("CONTENT-"+e.path+"\n"), 0o600)
 		}
 		if err == nil {
 			err = os.Chown(p, e.uid, e.gid)
@@ -116,5 +119,123 @@ func TestOutermostDropsWhatIsInsideAMask(t *testing.T) {
 	got := outermost([]string{"/etc/b/c", "/etc/b", "/etc/b-x", "/etc/a", "/etc/b/c/d", "/etc/a"})
 	if want := []string{"/etc/a", "/etc/b", "/etc/b-x"}; !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// A host-root box reads in a system directory what an ordinary user could
+// and nothing more, through the idmapped view and through the walk's masks
+// where no view can be made.
+func TestHostRootBoxReadsWhatOthersMay(t *testing.T) {
+	dir, _ := rootTree(t)
+	readable := map[string]bool{"pub": true, "listonly/ok": true}
+	files := []string{"pub", "secret", "group-secret", "theirs", "user/root-key", "user/deeper/key", "private/inner", "listonly/key", "listonly/ok"}
+	savedDirs, savedTrees := systemDirs, rootOnlyTrees
+	systemDirs = append(append([]string{}, savedDirs...), dir)
+	rootOnlyTrees = append(append([]string{}, savedTrees...), dir)
+	defer func() { systemDirs, rootOnlyTrees = savedDirs, savedTrees }()
+	for _, mode := range []string{"view", "walk"} {
+		t.Run(mode, func(t *testing.T) {
+			noViews = mode == "walk"
+			defer func() { noViews = false }()
+			w := newWorld(t)
+			s := box(t, w, nil)
+			if !s.HostRoot() {
+				t.Skip("the box is not host root")
+			}
+			<-s.fixedDone
+			if (s.hostFS.view != nil) != (mode == "view") {
+				t.Skipf("no %s here (view %v)", mode, s.hostFS.view != nil)
+			}
+			for _, p := range files {
+				out := output(run(t, s, "cat "+filepath.Join(dir, p)+" 2>/dev/null"))
+				if got := strings.Contains(out, "CONTENT-"+p); got != readable[p] {
+					t.Errorf("%s: read %v, want %v (%q)", p, got, readable[p], out)
+				}
+			}
+			// The view's staging directory is not in the box.
+			if s.hostFS.view != nil {
+				if out := output(run(t, s, "test -e "+s.hostFS.view.dir+" && echo VISIBLE")); strings.Contains(out, "VISIBLE") {
+					t.Errorf("the staging directory is in the box")
+				}
+			}
+		})
+	}
+}
+
+// No view outlives its user: Close removes a sandbox's, Prepare's release
+// one no New took, and the next view removes those of dead processes.
+func TestViewsAreRemoved(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("views are made for root only")
+	}
+	mounted := func(dir string) bool {
+		b, _ := os.ReadFile("/proc/self/mountinfo")
+		return strings.Contains(string(b), " "+dir+" ") || strings.Contains(string(b), " "+dir+"/")
+	}
+	gone := func(what, dir string) {
+		t.Helper()
+		if _, err := os.Lstat(dir); err == nil || mounted(dir) {
+			t.Errorf("%s: %s is still there", what, dir)
+		}
+	}
+	v, err := newSysView([]string{"/etc"}, lookBash())
+	if err != nil {
+		t.Skipf("no view here: %v", err)
+	}
+	if !mounted(v.path("/etc")) {
+		t.Fatalf("view not mounted at %s", v.path("/etc"))
+	}
+	v.close()
+	gone("close", v.dir)
+
+	// A dead process's view.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	base, err := viewBase()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(base, fmt.Sprintf("view-%d-test", dead.Process.Pid))
+	if err := os.Mkdir(stale, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("stale", stale, "tmpfs", 0, "size=4k"); err != nil {
+		t.Fatal(err)
+	}
+	v, err = newSysView([]string{"/etc"}, lookBash())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.close()
+	gone("stale", stale)
+
+	// Prepare's, untaken.
+	ws := t.TempDir()
+	release := Prepare(ws)
+	prefetchMu.Lock()
+	p := prefetched
+	prefetchMu.Unlock()
+	if p == nil {
+		t.Fatal("Prepare made nothing for a root-owned workspace")
+	}
+	release()
+	if p.fs.view != nil {
+		gone("release", p.fs.view.dir)
+	}
+
+	// A sandbox's, taken from Prepare.
+	release = Prepare(ws)
+	defer release()
+	s, err := New(Config{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.fixedDone
+	view := s.hostFS.view
+	s.Close()
+	if view != nil {
+		gone("Close", view.dir)
 	}
 }

@@ -191,8 +191,10 @@ type Sandbox struct {
 	// not root's.
 	cred *syscall.Credential
 	// hostRoot: the box's processes are host uid 0 (toolgate runs as root
-	// on a root-owned workspace); root-only files are masked for it.
+	// on a root-owned workspace); it sees the system directories through
+	// hostFS (set with fixed).
 	hostRoot bool
+	hostFS   hostRootFS
 	seccomp  []byte
 	pending  sync.WaitGroup // cgroup removals still running
 	inflight sync.WaitGroup // runs in progress
@@ -268,6 +270,11 @@ func (s *Sandbox) Close() error {
 	case <-time.After(5 * time.Second):
 	}
 	s.pending.Wait()
+	if s.fixedDone != nil {
+		<-s.fixedDone
+		s.hostFS.view.close()
+		s.hostFS.view = nil
+	}
 	s.spareMu.Lock()
 	cg := s.spare
 	s.spare = nil
@@ -302,44 +309,62 @@ func New(cfg Config) (*Sandbox, error) {
 		home = homedir.Resolve(cfg.Home)
 	}
 	s := &Sandbox{cfg: cfg, lim: cfg.Limits.orDefaults(), ws: ws, home: home}
-	s.bash, _ = exec.LookPath("bash")
-	if s.bash == "" {
-		s.bash = "/bin/bash"
-	}
+	s.bash = lookBash()
 	s.env = s.buildEnv()
 	// A descriptor toolgate inherited without close-on-exec would pass
 	// into every box, and an open directory is a way out of any mount
 	// namespace.
 	closeInheritedFDs()
 	if cfg.Mode == ModeBwrap {
-		s.uid, s.gid = os.Getuid(), os.Getgid()
-		if s.uid == 0 {
-			var st syscall.Stat_t
-			if err := syscall.Stat(ws, &st); err == nil && st.Uid != 0 && reachable(ws, int(st.Uid), int(st.Gid)) {
-				s.cred = &syscall.Credential{Uid: st.Uid, Gid: st.Gid, Groups: []uint32{}}
-				s.uid, s.gid = int(st.Uid), int(st.Gid)
-			} else {
-				// Inside the box the user is never root; outside it is
-				// root without capabilities, so the box is hardened for it.
-				s.uid, s.gid = 1000, 1000
-				s.hostRoot = true
-			}
+		s.uid, s.gid, s.hostRoot = boxOwner(ws)
+		if os.Getuid() == 0 && !s.hostRoot {
+			s.cred = &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid), Groups: []uint32{}}
 		}
 		s.seccomp = seccompProgram()
 		if s.cred != nil {
 			s.prologue = s.limitsPrologue()
 		}
 		s.cg, s.cgErr = findCgroups()
-		// The fixed mounts (with a host-root box, a walk of /etc, /opt
-		// and /usr/local for root-only files) are worked out while the
-		// caller does its own start-up; the first box waits for them.
+		// The fixed mounts (with a host-root box, the view of the system
+		// directories or the walk for root-only files) are worked out
+		// while the caller does its own start-up; the first box waits for
+		// them.
 		s.fixedDone = make(chan struct{})
 		go func() {
 			defer close(s.fixedDone)
+			if s.hostRoot {
+				s.hostFS = hostRootFSFor(ws, s.bash)
+			}
 			s.fixed = s.fixedMounts()
 		}()
 	}
 	return s, nil
+}
+
+// boxOwner says who a box for the workspace ws is on the host: toolgate's
+// own user; when toolgate is root, the workspace's owner if that is not
+// root and can reach the workspace (bwrap then runs as that user);
+// otherwise host root without capabilities (hostRoot), uid 1000 inside.
+func boxOwner(ws string) (uid, gid int, hostRoot bool) {
+	uid, gid = os.Getuid(), os.Getgid()
+	if uid != 0 {
+		return uid, gid, false
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(ws, &st); err == nil && st.Uid != 0 && reachable(ws, int(st.Uid), int(st.Gid)) {
+		return int(st.Uid), int(st.Gid), false
+	}
+	// Inside the box the user is never root; outside it is root without
+	// capabilities, so the box is hardened for it.
+	return 1000, 1000, true
+}
+
+// lookBash finds bash on PATH.
+func lookBash() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/bash"
 }
 
 // reachable says whether uid/gid can traverse every directory above dir, so

@@ -72,7 +72,7 @@ func runMCP(ctx context.Context, o *mcpOptions, upstream []string, errOut io.Wri
 		return err
 	}
 	if mode == sandbox.ModeBwrap {
-		sandbox.Prepare() // overlaps the policy's loading
+		defer sandbox.Prepare(o.workspace)() // overlaps the policy's loading
 	}
 	g, err := o.gate(ctx)
 	if err != nil {

@@ -62,7 +62,7 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 		return err
 	}
 	if mode == sandbox.ModeBwrap {
-		sandbox.Prepare() // overlaps the policy's loading
+		defer sandbox.Prepare(o.workspace)() // overlaps the policy's loading
 	}
 	g, err := o.gate(ctx)
 	if err != nil {

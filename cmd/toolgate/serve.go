@@ -112,7 +112,7 @@ func runServe(ctx context.Context, o *serveOptions, errOut io.Writer) (err error
 		return errors.New("--approve prompt: a service has no terminal to ask on; use --approve deny or --approve allow")
 	}
 	if mode == sandbox.ModeBwrap {
-		sandbox.Prepare() // overlaps the policy's loading
+		defer sandbox.Prepare(o.workspace)() // overlaps the policy's loading
 	}
 	g, err := o.gate(ctx)
 	if err != nil {

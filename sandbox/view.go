@@ -1,0 +1,216 @@
+package sandbox
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A host-root box (toolgate is root, the workspace is root's) is host uid 0
+// without capabilities: by the owner and group permission bits it could
+// read every file of root's that an ordinary user cannot. Rather than find
+// and mask each such file, the box is shown the system directories through
+// idmapped mounts (Linux 5.12 and later) on which files of uid 0 and gid 0
+// belong to an id no process has, and every other owner is unmapped: the
+// box gets the "other" permission bits on every file there, what an
+// ordinary user gets. That covers /usr too, and files made root-only after
+// toolgate started. Where the kernel or a file system cannot idmap, the
+// walk for root-only files (bwrap.go) is used instead.
+//
+// bubblewrap binds only paths, so the idmapped trees are attached under a
+// staging directory of this process: a private tmpfs in a directory only
+// root may enter, which no box shows. close removes it; after a crash the
+// next toolgate that makes a view removes it.
+
+// noViews makes no view, so tests can exercise the walk.
+var noViews bool
+
+// viewID is the host uid and gid root's files appear as on a view.
+const viewID = 0x7ffffff0
+
+// sysView is the system directories as a host-root box sees them.
+type sysView struct {
+	dir   string            // the staging tmpfs
+	paths map[string]string // system directory → its idmapped copy
+}
+
+// viewBase is the root-only directory that holds the staging directories.
+func viewBase() (string, error) {
+	base := "/run/toolgate"
+	if fi, err := os.Stat("/run"); err != nil || !fi.IsDir() {
+		base = filepath.Join(os.TempDir(), "toolgate-root")
+	}
+	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", err
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(base, &st); err != nil {
+		return "", err
+	}
+	// Someone else's directory, or one others may enter, would let them at
+	// the views.
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Uid != 0 || st.Mode&0o077 != 0 {
+		return "", fmt.Errorf("%s is not a directory only root may enter", base)
+	}
+	return base, nil
+}
+
+// newSysView attaches an idmapped, read-only copy of each directory of dirs
+// (absolute, real directories) under a fresh staging directory. helper is
+// a program that waits while its standard input is open (bash -c read): it
+// holds the user namespace that carries the mapping while the mounts are
+// made.
+func newSysView(dirs []string, helper string) (v *sysView, err error) {
+	if noViews {
+		return nil, errors.New("views are off")
+	}
+	base, err := viewBase()
+	if err != nil {
+		return nil, err
+	}
+	removeStaleViews(base)
+	nsfd, err := idmapUserns(helper)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(nsfd)
+
+	var nonce [6]byte
+	_, _ = rand.Read(nonce[:])
+	dir := filepath.Join(base, "view-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(nonce[:]))
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, err
+	}
+	v = &sysView{dir: dir, paths: map[string]string{}}
+	mounted := false
+	defer func() {
+		if err != nil {
+			if mounted {
+				_ = unix.Unmount(dir, unix.MNT_DETACH)
+			}
+			_ = os.Remove(dir)
+			v = nil
+		}
+	}()
+	// A tmpfs of its own, made private: the trees attached in it do not
+	// propagate to other mount namespaces.
+	if err := unix.Mount("toolgate-view", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0700,size=64k"); err != nil {
+		return nil, fmt.Errorf("staging tmpfs: %w", err)
+	}
+	mounted = true
+	if err := unix.Mount("", dir, "", unix.MS_PRIVATE, ""); err != nil {
+		return nil, fmt.Errorf("staging tmpfs: %w", err)
+	}
+	for _, d := range dirs {
+		dst := filepath.Join(dir, strings.ReplaceAll(strings.TrimPrefix(d, "/"), "/", "_"))
+		if err := idmapCopy(d, dst, nsfd); err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		v.paths[d] = dst
+	}
+	return v, nil
+}
+
+// idmapCopy attaches at dst (made here) a read-only copy of the mount tree
+// at src on which uid/gid 0 is viewID and every other id unmapped.
+func idmapCopy(src, dst string, nsfd int) error {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(fd)
+	attr := unix.MountAttr{
+		Attr_set:  unix.MOUNT_ATTR_IDMAP | unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV,
+		Userns_fd: uint64(nsfd),
+	}
+	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
+		return fmt.Errorf("idmap: %w", err)
+	}
+	if err := os.Mkdir(dst, 0o700); err != nil {
+		return err
+	}
+	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+		return fmt.Errorf("move_mount: %w", err)
+	}
+	return nil
+}
+
+// idmapUserns returns a descriptor of a user namespace that maps only id 0,
+// to viewID on the host. A process is needed to make one (a multithreaded
+// process cannot unshare its own); it is gone when this returns.
+func idmapUserns(helper string) (int, error) {
+	cmd := exec.Command(helper, "-c", "read -r _")
+	cmd.Env = []string{}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return -1, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: viewID, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: viewID, Size: 1}},
+		Pdeathsig:   syscall.SIGKILL,
+	}
+	if err := cmd.Start(); err != nil {
+		stdin.Close()
+		return -1, fmt.Errorf("user namespace: %w", err)
+	}
+	fd, err := unix.Open("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	stdin.Close()
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if err != nil {
+		return -1, fmt.Errorf("user namespace: %w", err)
+	}
+	return fd, nil
+}
+
+// path returns the idmapped copy of system directory d, or "".
+func (v *sysView) path(d string) string {
+	if v == nil {
+		return ""
+	}
+	return v.paths[d]
+}
+
+// close detaches the staging tmpfs with everything in it and removes its
+// directory. Boxes still running keep their own copies of the mounts.
+func (v *sysView) close() {
+	if v == nil {
+		return
+	}
+	_ = unix.Unmount(v.dir, unix.MNT_DETACH)
+	_ = os.Remove(v.dir)
+}
+
+// removeStaleViews removes the staging directories of toolgate processes
+// that are gone (killed before they could).
+func removeStaleViews(base string) {
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "view-")
+		if !ok {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() || unix.Kill(pid, 0) != unix.ESRCH {
+			continue
+		}
+		p := filepath.Join(base, e.Name())
+		_ = unix.Unmount(p, unix.MNT_DETACH)
+		_ = os.Remove(p)
+	}
+}

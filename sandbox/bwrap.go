@@ -394,7 +394,7 @@ func (s *Sandbox) masks() []string {
 		}
 	}
 	for _, m := range s.cfg.Mask {
-		if !strings.HasPrefix(m, "/") || strings.HasPrefix(m, "~") {
+		if !strings.HasPrefix(m, "/") || strings.HasPrefix(m, "~") || !mayShow(m) {
 			continue
 		}
 		matches, err := filepath.Glob(m)
@@ -411,6 +411,24 @@ func (s *Sandbox) masks() []string {
 		}
 	}
 	return outermost(out)
+}
+
+// mayShow says whether the pattern m can match inside a system directory
+// shown in the box: /proc/*/environ need not list every process of the host.
+func mayShow(m string) bool {
+	base := m
+	if i := strings.IndexAny(m, "*?[\\"); i >= 0 {
+		base = filepath.Dir(m[:i+1])
+	}
+	if base == "/" || visible(base) {
+		return true
+	}
+	for _, d := range systemDirs {
+		if within(d, base) {
+			return true
+		}
+	}
+	return false
 }
 
 // visible says whether p lies in a system directory shown in the box.

@@ -239,3 +239,22 @@ func TestViewsAreRemoved(t *testing.T) {
 		gone("Close", view.dir)
 	}
 }
+
+func TestMayShow(t *testing.T) {
+	for m, want := range map[string]bool{
+		"/proc/*/environ":         false,
+		"/proc/*/mem":             false,
+		"/root":                   false,
+		"/var/run/docker.sock":    false,
+		"/etc/shadow*":            true,
+		"/etc/ssh/ssh_host_*_key": true,
+		"/etc/ssl/private":        true,
+		"/*/secret":               true,
+		"/[eu]*/x":                true,
+		"/usr/local/*/key":        true,
+	} {
+		if got := mayShow(m); got != want {
+			t.Errorf("mayShow(%q) = %v, want %v", m, got, want)
+		}
+	}
+}

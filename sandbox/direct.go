@@ -140,18 +140,17 @@ func (s *Sandbox) masked(p string) bool {
 }
 
 // othersEnter says whether a user who is neither owner nor in the group of
-// dir and its parents may search them all.
+// dir and its parents may search them all, as far up as the system
+// directory holding dir (the box makes the directories above it).
 func othersEnter(dir string) bool {
-	for {
+	for visible(dir) {
 		var st unix.Stat_t
 		if unix.Stat(dir, &st) != nil || st.Mode&0o001 == 0 {
 			return false
 		}
-		if dir == "/" {
-			return true
-		}
 		dir = filepath.Dir(dir)
 	}
+	return true
 }
 
 // execMagic says whether the kernel execs the file itself: an ELF binary or

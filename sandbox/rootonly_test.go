@@ -258,3 +258,29 @@ func TestMayShow(t *testing.T) {
 		}
 	}
 }
+
+// A host-root box on the view needs no mask over what others cannot reach:
+// it is unreadable there already, and each mount costs every box.
+func TestViewMasksOnlyWhatOthersReach(t *testing.T) {
+	dir, _ := rootTree(t)
+	savedDirs := systemDirs
+	systemDirs = append(append([]string{}, savedDirs...), dir)
+	defer func() { systemDirs = savedDirs }()
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) {
+		c.Mask = []string{dir + "/pub", dir + "/secret", dir + "/private", dir + "/listonly/*", dir + "/user/deeper/key"}
+	})
+	<-s.fixedDone
+	if !s.HostRoot() || s.hostFS.view == nil {
+		t.Skip("the box is not host root on a view")
+	}
+	want := []string{dir + "/listonly/ok", dir + "/pub"}
+	if !slices.Equal(s.maskedPaths, want) {
+		t.Errorf("masked %q, want %q", s.maskedPaths, want)
+	}
+	for _, p := range []string{"pub", "listonly/ok", "secret", "private/inner"} {
+		if out := output(run(t, s, "cat "+filepath.Join(dir, p)+" 2>/dev/null")); strings.Contains(out, "CONTENT") {
+			t.Errorf("%s readable in the box: %q", p, out)
+		}
+	}
+}

@@ -89,10 +89,18 @@ func (b *bench) captureCommandLine(tg, bwrap, input string) (captured, error) {
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // replayArgs drops toolgate's --info-fd and --block-fd (nothing outside
-// waits on the box) and moves the seccomp filter to fd 3.
+// waits on the box) and moves the seccomp filter to fd 3. A host-root
+// box's idmapped views of the system directories are gone with the
+// toolgate that made them; the replay binds the directories themselves
+// (the same number of mounts).
 func replayArgs(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
+		if args[i] == "--ro-bind" && i+2 < len(args) && strings.Contains(args[i+1], "/toolgate/view-") {
+			out = append(out, "--ro-bind", args[i+2], args[i+2])
+			i += 2
+			continue
+		}
 		switch args[i] {
 		case "--info-fd", "--block-fd":
 			i++

@@ -737,15 +737,19 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	werr := cmd.Wait()
 	wd.finish(&res)
 	res.Duration = time.Since(start)
-	kill() // background children of a finished command die with the box
+	// Background children of the command died with the box's pid 1 (the
+	// kernel ends its pid namespace). Both pids are reaped now, and may
+	// already name other processes: they get no signal. The cgroup's own
+	// list is exact, and is emptied with it below.
 	if cg != nil {
 		// Read even after exit 0: a pipeline hides its members' deaths.
 		res.PidsLimited, res.OOM = cg.events()
-		// Removing waits for the dying processes to leave; the result
-		// need not wait for that.
+		// Emptying and removing wait for dying processes to leave; the
+		// result need not wait for that.
 		s.pending.Add(1)
 		go func() {
 			defer s.pending.Done()
+			cg.kill()
 			_ = cg.remove()
 		}()
 		s.prepareCgroup()

@@ -50,7 +50,10 @@ const (
 
 // Options configure a Runner.
 type Options struct {
-	Gate    *gate.Gate
+	Gate *gate.Gate
+	// Sandbox runs exec calls; nil for a front end that runs none (the
+	// hook decides and the agent runs): an allowed exec call is then
+	// refused, never run.
 	Sandbox *sandbox.Sandbox
 	Files   *tools.Workspace
 	Approve Approve
@@ -82,10 +85,10 @@ func (r *Runner) Gate() *gate.Gate { return r.g.Load() }
 // decided finish with the gate they started with.
 func (r *Runner) SetGate(g *gate.Gate) { r.g.Store(g) }
 
-// New returns a runner. Gate, Sandbox and Files are required.
+// New returns a runner. Gate and Files are required.
 func New(o Options) (*Runner, error) {
-	if o.Gate == nil || o.Sandbox == nil || o.Files == nil {
-		return nil, errors.New("runner: gate, sandbox and files are required")
+	if o.Gate == nil || o.Files == nil {
+		return nil, errors.New("runner: gate and files are required")
 	}
 	if o.Approve == "" {
 		o.Approve = ApprovePrompt
@@ -168,7 +171,7 @@ func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
 		}
 		call, res, approval := r.decide(ctx, d.Call)
 		mode := ""
-		if call.Tool == "exec" {
+		if call.Tool == "exec" && r.o.Sandbox != nil {
 			mode = string(r.o.Sandbox.Mode())
 		}
 		// The decision is on disk before anything runs; a call that
@@ -463,6 +466,10 @@ func (r *Runner) execute(ctx context.Context, call gate.Call, res gate.Result, r
 // exec runs a command in the sandbox, in the directory the gate judged.
 func (r *Runner) exec(ctx context.Context, command string, res gate.Result, rec *Record) {
 	sb := r.o.Sandbox
+	if sb == nil {
+		rec.Output = "Error: Command not run: this front end runs no commands"
+		return
+	}
 	rec.Sandbox = string(sb.Mode())
 	dir := sb.Workspace()
 	if res.Input != nil && res.Input.Cwd != "" {

@@ -281,6 +281,31 @@ func TestUnavailableSandboxRefusesExecOnly(t *testing.T) {
 	}
 }
 
+// A runner without a sandbox (the hook's) never runs an allowed exec.
+func TestNoSandboxRefusesExec(t *testing.T) {
+	f := setup(t, allowAll, ApproveDeny, nil, nil)
+	r, err := New(Options{Gate: f.r.Gate(), Files: f.r.o.Files, Approve: ApproveDeny})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := r.Line(context.Background(), line(t, []any{
+		call("1", "exec", map[string]any{"command": "touch ran"}),
+		call("2", "read_file", map[string]any{"path": "a.txt"}),
+	}), 1)
+	if recs[0].ExitCode != nil || recs[0].Output != "Error: Command not run: this front end runs no commands" || recs[0].Sandbox != "" {
+		t.Errorf("exec: %+v", recs[0])
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "ran")); err == nil {
+		t.Error("exec ran without a sandbox")
+	}
+	if recs[1].Output != "alpha\n" {
+		t.Errorf("read_file: %+v", recs[1])
+	}
+	if _, err := New(Options{Gate: f.r.Gate()}); err == nil {
+		t.Error("a runner without files was made")
+	}
+}
+
 func TestSandboxNoneIsVisible(t *testing.T) {
 	f := setup(t, allowAll, ApproveDeny, nil, func(c *sandbox.Config) { c.Mode = sandbox.ModeNone })
 	r := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "echo host"})), 1)[0]

@@ -256,8 +256,12 @@ func (s *Sandbox) prepareCgroup() {
 }
 
 // Close waits for cgroups being made or removed and removes the one kept
-// for the next run, so no empty cgroup outlives toolgate.
+// for the next run, so no empty cgroup outlives toolgate. A nil Sandbox
+// has nothing to close.
 func (s *Sandbox) Close() error {
+	if s == nil {
+		return nil
+	}
 	// A run that is being stopped (its context was canceled) finishes
 	// within moments; wait for it so its cgroup is removed too.
 	done := make(chan struct{})

@@ -81,10 +81,9 @@ const (
 	execProbeAtStart // a service probes at start, to warn early
 )
 
-// openStack builds the stack for g. When exec is offered it warns on errOut
-// if exec calls will be refused or run unsandboxed. On error nothing is
-// left open.
-func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mode, approve runner.Approve, source string, use execUse, errOut io.Writer) (*stack, error) {
+// openSandbox makes the sandbox exec calls run in and warns on errOut if
+// they will be refused or run unsandboxed.
+func (x *execFlags) openSandbox(ctx context.Context, g *gate.Gate, mode sandbox.Mode, use execUse, errOut io.Writer) (*sandbox.Sandbox, error) {
 	// toolgate's own files are read-only in the box, the signing key
 	// hidden: the policy judges what a command says, the box what it does
 	var readOnly, hidden []string
@@ -119,7 +118,6 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 		return nil, err
 	}
 	switch {
-	case use == noExec:
 	case mode == sandbox.ModeNone:
 		fmt.Fprintln(errOut, "toolgate: warning: --sandbox=none: exec commands run on this host without a sandbox")
 	default:
@@ -139,9 +137,23 @@ func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mo
 			fmt.Fprintf(errOut, "toolgate: warning: boxes are host root and get no cgroup (%v): nothing but the timeout bounds their processes; run toolgate as an ordinary user or let it create cgroups\n", sb.CgroupError())
 		}
 	}
+	return sb, nil
+}
+
+// openStack builds the stack for g. When exec is offered it warns on errOut
+// if exec calls will be refused or run unsandboxed. On error nothing is
+// left open.
+func (x *execFlags) openStack(ctx context.Context, g *gate.Gate, mode sandbox.Mode, approve runner.Approve, source string, use execUse, errOut io.Writer) (*stack, error) {
+	var sb *sandbox.Sandbox
+	if use != noExec {
+		var err error
+		if sb, err = x.openSandbox(ctx, g, mode, use, errOut); err != nil {
+			return nil, err
+		}
+	}
 	files, err := tools.OpenWorkspace(g.Workspace())
 	if err != nil {
-		sb.Close()
+		sb.Close() // nil-safe
 		return nil, err
 	}
 	au, closeLog, err := x.audit.open(source, g, errOut)

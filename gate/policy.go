@@ -306,14 +306,20 @@ func index(cfg map[string]any) (map[string]any, error) {
 }
 
 // dataDoc is the data document a policy is evaluated with: its data and
-// data.toolgate.index, built from the config.
+// data.toolgate.index, built from the config. The two objects on the way
+// to the index are copied, so p.Data is left as it was; everything else
+// is shared (nothing writes to a data document).
 func (p *Policy) dataDoc() (map[string]any, error) {
-	data := deepCopy(p.Data)
-	tg, _ := data["toolgate"].(map[string]any)
-	if tg == nil {
-		tg = map[string]any{}
-		data["toolgate"] = tg
+	data := make(map[string]any, len(p.Data)+1)
+	for k, v := range p.Data {
+		data[k] = v
 	}
+	old, _ := data["toolgate"].(map[string]any)
+	tg := make(map[string]any, len(old)+1)
+	for k, v := range old {
+		tg[k] = v
+	}
+	data["toolgate"] = tg
 	idx, err := index(p.Config())
 	if err != nil {
 		return nil, err

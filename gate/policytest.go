@@ -32,17 +32,11 @@ func (p *Policy) Test(ctx context.Context, filter string) ([]TestResult, error) 
 			mods[name] = m
 		}
 	}
-	data := deepCopy(p.Data)
-	tg, _ := data["toolgate"].(map[string]any)
-	if tg == nil {
-		tg = map[string]any{}
-		data["toolgate"] = tg
-	}
-	idx, err := index(p.Config())
+	// the store converts the document, never writes to p.Data
+	data, err := p.dataDoc()
 	if err != nil {
 		return nil, err
 	}
-	tg["index"] = idx
 	comp := ast.NewCompiler().WithCapabilities(Capabilities()).WithEnablePrintStatements(true)
 	r := tester.NewRunner().SetCompiler(comp).SetStore(inmem.NewFromObjectWithOpts(data, inmem.OptReturnASTValuesOnRead(true))).SetModules(mods).
 		RaiseBuiltinErrors(true).SetDefaultRegoVersion(ast.RegoV1).Filter(filter)

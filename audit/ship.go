@@ -1,3 +1,5 @@
+//go:build !toolgate_small
+
 package audit
 
 import (

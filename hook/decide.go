@@ -1,21 +1,16 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/internal/homedir"
+	"github.com/toolgate/toolgate/internal/sockhttp"
 	"github.com/toolgate/toolgate/runner"
-	"github.com/toolgate/toolgate/serve"
 )
 
 // DefaultSocketTimeout is how long the hook waits for a running service
@@ -96,64 +91,44 @@ func combine(rs []gate.Result, calls int) Answer {
 	return a
 }
 
-// maxAnswer bounds the service's answer.
-const maxAnswer = 4 << 20
-
 // AskSocket posts line to /v1/check of the service listening on the unix
 // socket, saying which workspace it is for, and returns its results. Any
 // failure — no socket, no answer within timeout, another workspace (409),
 // an answer without well-formed results — is an error, and the caller
 // decides by other means.
 func AskSocket(ctx context.Context, socket, ws string, line []byte, timeout time.Duration) ([]gate.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
-		},
-		DisableKeepAlives: true,
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
 	}
-	defer tr.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://localhost/v1/check", bytes.NewReader(line))
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
 	// HTTP trims white space around header values, so such a path would
 	// arrive as another directory's.
-	if ws != strings.TrimSpace(ws) || strings.ContainsAny(ws, "\r\n\x00") {
+	if !sockhttp.HeaderSafe(ws) {
 		return nil, errors.New("the workspace path cannot travel in an HTTP header")
 	}
-	req.Header.Set(serve.WorkspaceHeader, ws)
+	headers := []sockhttp.Header{{Name: sockhttp.WorkspaceHeader, Value: ws}}
 	if home := homedir.Get(); home != "" {
-		if home != strings.TrimSpace(home) || strings.ContainsAny(home, "\r\n\x00") {
+		if !sockhttp.HeaderSafe(home) {
 			return nil, errors.New("the home path cannot travel in an HTTP header")
 		}
-		req.Header.Set(serve.HomeHeader, home) // the service's ~ must be ours
+		headers = append(headers, sockhttp.Header{Name: sockhttp.HomeHeader, Value: home}) // the service's ~ must be ours
 	}
-	req.Header.Set(serve.UnsandboxedHeader, "1")
-	resp, err := (&http.Client{Transport: tr}).Do(req)
+	headers = append(headers, sockhttp.Header{Name: sockhttp.UnsandboxedHeader, Value: "1"})
+	status, body, err := sockhttp.Post(socket, "/v1/check", headers, line, deadline)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(body) > maxAnswer {
-		return nil, errors.New("the answer is too large")
-	}
-	if resp.StatusCode != http.StatusOK {
+	if status != 200 {
 		var e struct {
 			Error string `json:"error"`
 		}
-		json.Unmarshal(body, &e)
-		if e.Error == "" {
-			e.Error = http.StatusText(resp.StatusCode)
+		if json.Unmarshal(body, &e) != nil || e.Error == "" {
+			e.Error = "no reason given"
 		}
-		return nil, fmt.Errorf("%d %s", resp.StatusCode, e.Error)
+		return nil, fmt.Errorf("%d %s", status, e.Error)
 	}
 	var out struct {
 		Results []gate.Result `json:"results"`

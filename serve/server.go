@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/internal/sockhttp"
 	"github.com/toolgate/toolgate/runner"
 	"github.com/toolgate/toolgate/tools"
 )
@@ -31,18 +32,18 @@ const (
 // client means; a service that judges another workspace answers 409, so a
 // client (the Claude Code hook) never gets a decision made against the
 // wrong root.
-const WorkspaceHeader = "X-Toolgate-Workspace"
+const WorkspaceHeader = sockhttp.WorkspaceHeader
 
 // HomeHeader, when a request carries it, names the home directory the
 // client's ~ means (absolute, symlinks resolved); a service whose gate
 // judges by another home answers 409: its ~ and home secrets would be
 // another directory's.
-const HomeHeader = "X-Toolgate-Home"
+const HomeHeader = sockhttp.HomeHeader
 
 // UnsandboxedHeader, set to 1 on /v1/check, says the calls will run outside
 // toolgate's sandbox (a Claude Code hook asking for the agent's own shell):
 // the policy sees input.sandboxed false.
-const UnsandboxedHeader = "X-Toolgate-Unsandboxed"
+const UnsandboxedHeader = sockhttp.UnsandboxedHeader
 
 // Options configure a Server.
 type Options struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,27 +9,21 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/homedir"
 	"github.com/toolgate/toolgate/internal/hookflags"
+	"github.com/toolgate/toolgate/internal/sockhttp"
 )
 
 const (
 	// maxEvent is the largest event read, as `toolgate hook` reads it.
 	maxEvent = 16 << 20
-	// maxAnswer bounds the service's reply.
-	maxAnswer = 4 << 20
 	// socketTimeout bounds the whole exchange with the service, as
 	// `toolgate hook --socket` bounds it.
 	socketTimeout = 2 * time.Second
-	// workspaceHeader names the client's workspace (serve.WorkspaceHeader),
-	// homeHeader its home (serve.HomeHeader).
-	workspaceHeader = "X-Toolgate-Workspace"
-	homeHeader      = "X-Toolgate-Home"
 )
 
 func main() {
@@ -140,34 +133,18 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 	if ws == "" {
 		return nil, errors.New("no workspace: pass --workspace DIR or run under Claude Code, which sets CLAUDE_PROJECT_DIR")
 	}
-	if !headerSafe(ws) {
+	if !sockhttp.HeaderSafe(ws) {
 		return nil, errors.New("the workspace path cannot travel in an HTTP header")
 	}
-	deadline := time.Now().Add(socketTimeout)
-	conn, err := dial(socket, deadline)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	if err := conn.SetDeadline(deadline); err != nil {
-		return nil, err
-	}
-	var req bytes.Buffer
-	req.WriteString("POST /v1/hook/claude-code HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nConnection: close\r\n")
-	req.WriteString(workspaceHeader + ": " + ws + "\r\n")
+	headers := []sockhttp.Header{{Name: sockhttp.WorkspaceHeader, Value: ws}}
 	if home := homedir.Get(); home != "" {
 		// the service's ~ must be ours, or it answers 409
-		if !headerSafe(home) {
+		if !sockhttp.HeaderSafe(home) {
 			return nil, errors.New("the home path cannot travel in an HTTP header")
 		}
-		req.WriteString(homeHeader + ": " + home + "\r\n")
+		headers = append(headers, sockhttp.Header{Name: sockhttp.HomeHeader, Value: home})
 	}
-	req.WriteString("Content-Length: " + strconv.Itoa(len(event)) + "\r\n\r\n")
-	req.Write(event)
-	if _, err := conn.Write(req.Bytes()); err != nil {
-		return nil, err
-	}
-	status, body, err := readResponse(bufio.NewReader(conn))
+	status, body, err := sockhttp.Post(socket, "/v1/hook/claude-code", headers, event, time.Now().Add(socketTimeout))
 	if err != nil {
 		return nil, err
 	}
@@ -184,30 +161,6 @@ func ask(socket, ws string, event []byte) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
-}
-
-// dial connects to the unix socket at path before deadline. It does not
-// use package net: net's cgo resolver makes a binary dynamically linked,
-// and the static one starts about 4 ms sooner on every call. The socket is
-// non-blocking, so the returned file takes deadlines.
-func dial(path string, deadline time.Time) (*os.File, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
-	if err != nil {
-		return nil, os.NewSyscallError("socket", err)
-	}
-	for {
-		err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: path})
-		if err != syscall.EAGAIN || !time.Now().Before(deadline) {
-			break
-		}
-		// the service's backlog is full: try again shortly
-		time.Sleep(time.Millisecond)
-	}
-	if err != nil {
-		syscall.Close(fd)
-		return nil, &os.PathError{Op: "dial unix", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(fd), path), nil
 }
 
 // checkReply accepts a reply only when it reads as Claude Code reads it
@@ -235,78 +188,6 @@ func checkReply(body []byte) error {
 		return nil
 	}
 	return fmt.Errorf("the answer's decision is %q", decision)
-}
-
-// headerSafe says whether s travels in an HTTP header unchanged: HTTP trims
-// white space around values, and line breaks would end the header.
-func headerSafe(s string) bool {
-	return s == strings.TrimSpace(s) && !strings.ContainsAny(s, "\r\n\x00")
-}
-
-// readResponse reads an HTTP/1.1 response with a Content-Length body (what
-// the service sends on this endpoint); anything else is an error.
-func readResponse(br *bufio.Reader) (status int, body []byte, err error) {
-	line, err := readLine(br)
-	if err != nil {
-		return 0, nil, err
-	}
-	proto, rest, _ := strings.Cut(line, " ")
-	code, _, _ := strings.Cut(rest, " ")
-	if !strings.HasPrefix(proto, "HTTP/1.") || len(code) != 3 {
-		return 0, nil, fmt.Errorf("not an HTTP response: %q", line)
-	}
-	if status, err = strconv.Atoi(code); err != nil {
-		return 0, nil, fmt.Errorf("not an HTTP response: %q", line)
-	}
-	length := -1
-	for {
-		h, err := readLine(br)
-		if err != nil {
-			return 0, nil, err
-		}
-		if h == "" {
-			break
-		}
-		k, v, _ := strings.Cut(h, ":")
-		switch strings.ToLower(strings.TrimSpace(k)) {
-		case "content-length":
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 {
-				return 0, nil, fmt.Errorf("bad Content-Length %q", v)
-			}
-			length = n
-		case "transfer-encoding":
-			return 0, nil, errors.New("the answer is not sized (Transfer-Encoding)")
-		}
-	}
-	if length < 0 {
-		return 0, nil, errors.New("the answer has no Content-Length")
-	}
-	if length > maxAnswer {
-		return 0, nil, errors.New("the answer is too large")
-	}
-	body = make([]byte, length)
-	if _, err := io.ReadFull(br, body); err != nil {
-		return 0, nil, err
-	}
-	return status, body, nil
-}
-
-func readLine(br *bufio.Reader) (string, error) {
-	var b []byte
-	for {
-		chunk, isPrefix, err := br.ReadLine()
-		if err != nil {
-			return "", err
-		}
-		b = append(b, chunk...)
-		if len(b) > 64<<10 {
-			return "", errors.New("a header line is too long")
-		}
-		if !isPrefix {
-			return string(b), nil
-		}
-	}
 }
 
 // fallback hands the event to `toolgate hook claude-code`, which decides

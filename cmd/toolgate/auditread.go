@@ -61,7 +61,7 @@ func parseWhen(s string, endOfDay bool) (time.Time, error) {
 }
 
 func auditReadCmds() []*cobra.Command {
-	return []*cobra.Command{newAuditShowCmd(), newAuditReportCmd(), newAuditExportCmd()}
+	return append([]*cobra.Command{newAuditShowCmd(), newAuditExportCmd()}, fullAuditCmds()...)
 }
 
 func newAuditShowCmd() *cobra.Command {
@@ -85,38 +85,6 @@ func newAuditShowCmd() *cobra.Command {
 	}
 	f.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the raw record lines instead of a table")
-	return cmd
-}
-
-func newAuditReportCmd() *cobra.Command {
-	var format, out, pubPath, title string
-	cmd := &cobra.Command{
-		Use:   "report FILE...",
-		Short: "Write a summary a reviewer can read (Markdown or HTML with a chart)",
-		Long: `Counts by decision, tool and rule over time, the denied calls, calls run without
-the sandbox, failures, the writers, and the chain's status (as 'audit verify'
-finds it).`,
-		Example: `  $ toolgate audit report --format html -o report.html audit.jsonl`,
-		Args:    cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "md" && format != "html" {
-				return fmt.Errorf("--format %q: want md or html", format)
-			}
-			o := audit.ReportOptions{Format: format, Title: title}
-			if pubPath != "" {
-				pub, err := audit.LoadPublicKey(pubPath)
-				if err != nil {
-					return err
-				}
-				o.PublicKey = pub
-			}
-			return writeTo(out, cmd.OutOrStdout(), func(w io.Writer) error { return audit.Report(w, args, o) })
-		},
-	}
-	cmd.Flags().StringVar(&format, "format", "md", "md or html")
-	cmd.Flags().StringVarP(&out, "out", "o", "", "write to `FILE` instead of standard output")
-	cmd.Flags().StringVar(&pubPath, "public-key", "", "check checkpoint signatures with the Ed25519 public key `FILE`")
-	cmd.Flags().StringVar(&title, "title", "toolgate audit report", "the report's title")
 	return cmd
 }
 

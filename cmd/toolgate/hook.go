@@ -12,9 +12,9 @@ import (
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/internal/sockhttp"
 	"github.com/toolgate/toolgate/runner"
 	"github.com/toolgate/toolgate/sandbox"
-	"github.com/toolgate/toolgate/serve"
 	"github.com/toolgate/toolgate/tools"
 )
 
@@ -161,7 +161,7 @@ func runHookClaude(ctx context.Context, o *hookOptions, in io.Reader, out, errOu
 // client named, which must be the service's.
 func answerHookEvent(ctx context.Context, r *runner.Runner, ws string, event []byte) ([]byte, error) {
 	if ws == "" {
-		return nil, fmt.Errorf("no workspace: send it in %s", serve.WorkspaceHeader)
+		return nil, fmt.Errorf("no workspace: send it in %s", sockhttp.WorkspaceHeader)
 	}
 	if len(event) > maxHookEvent {
 		return nil, fmt.Errorf("the hook event is larger than %d MiB", maxHookEvent>>20)

@@ -15,13 +15,20 @@ import (
 // The small build (-tags toolgate_small; make build installs it as
 // toolgate) starts in a third of the time of the full one: it leaves out
 // OPA's compiler and evaluator and the MCP SDK, and runs the embedded
-// default policy from the plan made when it was built. It serves check,
-// run, hook, audit and tools on that policy; anything else — another
-// policy, --data, a bundle, policy, explain, serve, mcp, the command list
-// — is handed, before anything is read or written, to toolgate-full, the
-// full build beside it, which does everything (exec, same arguments).
+// default policy from the plan made when it was built, without net/http.
+// It serves check, run, hook, audit (but audit report and ship) and tools
+// on that policy; anything else — another policy, --data, a bundle,
+// policy, explain, serve, mcp, the command list — is handed, before
+// anything is read or written, to toolgate-full, the full build beside
+// it, which does everything (exec, same arguments).
 
 func fullCommands() map[string]func() *cobra.Command { return nil }
+
+func fullAuditCmds() []*cobra.Command { return nil }
+
+// smallAudit are the audit commands the small build serves; report and
+// ship (and the audit command's own help) are the full build's.
+var smallAudit = map[string]bool{"verify": true, "repair": true, "keygen": true, "show": true, "export": true}
 
 // smallCommands are the commands the small build serves itself.
 var smallCommands = map[string]bool{"check": true, "run": true, "hook": true, "audit": true, "tools": true}
@@ -33,6 +40,9 @@ func needsFull(args []string) bool {
 	}
 	if len(args) == 0 || !smallCommands[args[0]] {
 		return true // flags first (--help), the command list, other commands
+	}
+	if args[0] == "audit" && (len(args) < 2 || !smallAudit[args[1]]) {
+		return true
 	}
 	for i := 1; i < len(args); i++ {
 		a := args[i]

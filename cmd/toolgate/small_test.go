@@ -143,6 +143,10 @@ func TestSmallBuild(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "d.json")
 	os.WriteFile(data, []byte(`{"toolgate": {"config": {"allowed_commands": ["ls"]}}}`), 0o644)
 	call := `{"id":"1","name":"exec","arguments":{"command":"echo hi"}}` + "\n"
+	auditLog := filepath.Join(t.TempDir(), "audit.jsonl")
+	if r := runBin(t, ws, call, env, small, "check", "--workspace", ws, "--audit", auditLog); r.code != 0 {
+		t.Fatalf("check --audit: exit %d\n%s%s", r.code, r.out, r.errs)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -153,6 +157,9 @@ func TestSmallBuild(t *testing.T) {
 		{[]string{"explain", "--workspace", ws}, "reasons:"},
 		{[]string{"--help"}, "serve"},
 		{[]string{"policy", "test"}, " passed, 0 failed"},
+		{[]string{"audit", "report", auditLog}, "toolgate audit report"},
+		{[]string{"audit", "--help"}, "ship"},
+		{[]string{"audit", "verify", auditLog}, "intact: 2 records"},
 	} {
 		r := runBin(t, ws, call, env, small, c.args...)
 		if !strings.Contains(r.out+r.errs, c.want) {

@@ -194,3 +194,5 @@ func insecureRemote(u *url.URL) bool {
 	ip, err := netip.ParseAddr(h)
 	return err != nil || !ip.IsLoopback()
 }
+
+var errInsecureBundle = errors.New("an unsigned bundle over plain http from another machine could be swapped by anyone on the way: fetch it over https, or sign it ('toolgate policy build --signing-key') and pass --bundle-verification-key")

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,5 +62,3 @@ func RevisionOf(digest string) string {
 	s, _ := v.(string)
 	return s
 }
-
-var errInsecureBundle = errors.New("an unsigned bundle over plain http from another machine could be swapped by anyone on the way: fetch it over https, or sign it ('toolgate policy build --signing-key') and pass --bundle-verification-key")

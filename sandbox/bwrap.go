@@ -406,30 +406,11 @@ func (s *Sandbox) masks() []string {
 			if seen[p] || !visible(p) || within(p, s.ws) {
 				continue
 			}
-			if s.hostFS.view != nil && !othersReach(p) {
-				// On the view the box has the bits others have: it can
-				// neither read nor enter p, and a mount would only cost.
-				continue
-			}
 			seen[p] = true
 			out = append(out, p)
 		}
 	}
 	return outermost(out)
-}
-
-// othersReach says whether a user who is neither owner nor in the group
-// may do anything with p (read or run, list or enter), p's directories
-// letting them through. A symbolic link counts as reachable.
-func othersReach(p string) bool {
-	var st unix.Stat_t
-	if unix.Lstat(p, &st) != nil {
-		return true
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFLNK && st.Mode&0o005 == 0 {
-		return false
-	}
-	return othersEnter(filepath.Dir(p))
 }
 
 // mayShow says whether the pattern m can match inside a system directory

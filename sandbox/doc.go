@@ -55,8 +55,9 @@
 // blocks reserved for root; the pids cgroup (not RLIMIT_NPROC, which root
 // ignores) bounds its processes. Without idmapped mounts it also sees
 // root-readable files under /usr, and root-only files created after New are
-// not masked. Prefer running toolgate as an ordinary user. Nested repositories that are not submodules are not
-// inspected: git run inside them obeys their config. Disk use inside the workspace
-// is bounded per file, not in total. ModeNone has no isolation at all and
+// not masked. Prefer running toolgate as an ordinary user. Nested
+// repositories that are not submodules are not inspected: git run inside
+// them obeys their config. Disk use inside the workspace is bounded per
+// file, not in total. ModeNone has no isolation at all and
 // its rlimits are set just after start.
 package sandbox

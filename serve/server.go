@@ -423,6 +423,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		b = []byte(`{"error":"encoding the answer failed"}` + "\n")
 	}
 	w.Header().Set("Content-Type", "application/json")
+	// Sized, never chunked: the hook clients (internal/sockhttp) refuse
+	// an answer without a length.
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(code)
 	w.Write(b)
 }

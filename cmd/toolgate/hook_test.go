@@ -136,6 +136,24 @@ func TestHookFailsClosed(t *testing.T) {
 	}
 }
 
+// An answer larger than net/http buffers (which it would otherwise send
+// chunked, and the hook's client refuses unsized answers) still reaches
+// the hook: the service decides, the hook does not fall back.
+func TestHookSocketLargeAnswer(t *testing.T) {
+	ws, home := hookEnv(t)
+	sock := filepath.Join(shortDir(t), "tg.sock")
+	msg := "the service says no " + strings.Repeat("at length ", 600)
+	s := startServe(t, "--socket", sock, "--workspace", ws, "--policy", teamPolicyDir(t, msg), "--audit", "none", "--sandbox", "none")
+	s.wait(t, unixHTTP(sock), "http://localhost")
+	defer s.stop(t)
+	ev := strings.Replace(hookEvent(t, "bash.json", ws, home), "npm test -- --watch=false", "rm src/old.ts", 1)
+	out, errs, code := run(t, ev, "hook", "claude-code", "--socket", sock, "--audit", "none")
+	a := parseHook(t, out).HookSpecificOutput
+	if code != 0 || a.PermissionDecision != "deny" || !strings.HasPrefix(a.PermissionDecisionReason, "team.no_rm: the service says no") || errs != "" {
+		t.Errorf("%d %s %q", code, a.PermissionDecision, errs)
+	}
+}
+
 // With a service on the socket, the service decides (its policy, its log).
 func TestHookSocketFastPath(t *testing.T) {
 	ws, home := hookEnv(t)

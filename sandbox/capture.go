@@ -14,7 +14,8 @@ type Capture struct {
 	mu       sync.Mutex
 	head     []byte
 	headCap  int
-	ring     []byte // circular buffer of the last bytes
+	ring     []byte // circular buffer of the last bytes, made on first use
+	ringSize int
 	ringLen  int
 	ringPos  int // next write position in ring
 	total    int64
@@ -26,9 +27,11 @@ type Capture struct {
 }
 
 // NewCapture returns a capture keeping headBytes from the start and
-// tailBytes from the end.
+// tailBytes from the end. Its buffers grow as the stream does: most
+// commands write little or nothing, and a box per call should not cost
+// clearing a quarter of a megabyte.
 func NewCapture(headBytes, tailBytes int) *Capture {
-	return &Capture{head: make([]byte, 0, headBytes), headCap: headBytes, ring: make([]byte, tailBytes)}
+	return &Capture{headCap: headBytes, ringSize: tailBytes}
 }
 
 // setOnWrite installs the hook; the copying goroutines may already be
@@ -49,7 +52,10 @@ func (c *Capture) Write(p []byte) (int, error) {
 		c.head = append(c.head, p[:k]...)
 		p = p[k:]
 	}
-	if len(p) > 0 && len(c.ring) > 0 {
+	if len(p) > 0 && c.ringSize > 0 {
+		if c.ring == nil {
+			c.ring = make([]byte, c.ringSize)
+		}
 		c.toRing(p)
 	} else if len(p) > 0 {
 		c.dropped += int64(len(p))

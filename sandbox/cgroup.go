@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,7 @@ type cgroupRoot struct {
 type boxCgroup struct {
 	v2   bool
 	dirs []string
+	base eventCounts // the counts when the current box took it
 }
 
 var cgroupSeq atomic.Uint64
@@ -246,25 +248,52 @@ func (cg *boxCgroup) remove() error {
 }
 
 // events says whether the box hit its process limit (a fork was refused)
-// or had a process killed for memory, so a result can say why it failed.
+// or had a process killed for memory since it took the cgroup, so a result
+// can say why it failed. A reused cgroup's counters carry the earlier boxes'
+// events; base holds them.
 func (cg *boxCgroup) events() (pidsDenied bool, oom bool) {
+	pids, kills := cg.counts()
+	return pids > cg.base.pids, kills > cg.base.kills
+}
+
+// eventCounts are a cgroup's counts of refused forks and OOM kills.
+type eventCounts struct{ pids, kills uint64 }
+
+func (cg *boxCgroup) counts() (pids, kills uint64) {
 	for _, dir := range cg.dirs {
-		if b, err := os.ReadFile(filepath.Join(dir, "pids.events")); err == nil {
-			for _, line := range strings.Split(string(b), "\n") {
-				if f := strings.Fields(line); len(f) == 2 && f[0] == "max" && f[1] != "0" {
-					pidsDenied = true
-				}
-			}
-		}
+		pids += countOf(filepath.Join(dir, "pids.events"), "max")
+		// v2 counts hitting the limit and OOM kills in memory.events, v1
+		// counts OOM kills in memory.oom_control.
 		for _, name := range []string{"memory.events", "memory.oom_control"} {
-			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
-				for _, line := range strings.Split(string(b), "\n") {
-					if f := strings.Fields(line); len(f) == 2 && (f[0] == "oom_kill" || f[0] == "oom") && f[1] != "0" {
-						oom = true
-					}
-				}
-			}
+			kills += countOf(filepath.Join(dir, name), "oom", "oom_kill")
 		}
 	}
-	return pidsDenied, oom
+	return pids, kills
+}
+
+// countOf sums the "key N" lines of a flat-keyed cgroup file for keys.
+func countOf(path string, keys ...string) uint64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	var sum uint64
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && slices.Contains(keys, f[0]) {
+			n, _ := strconv.ParseUint(f[1], 10, 64)
+			sum += n
+		}
+	}
+	return sum
+}
+
+// empty says whether no process is left in any of the box's cgroups.
+func (cg *boxCgroup) empty() bool {
+	for _, dir := range cg.dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil || len(strings.TrimSpace(string(b))) != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -213,44 +213,73 @@ type Sandbox struct {
 	locateOnce sync.Once
 	locateErr  error
 
-	// spare is a cgroup made ahead of the next run, off its critical path.
-	spareMu sync.Mutex
-	spare   *boxCgroup
+	// spare is the cgroup of the next run: the last box's, emptied, or a
+	// fresh one, made off the critical path. spareReady, while set, is
+	// closed when the cgroup of a box that ended has been emptied and
+	// offered as the spare.
+	spareMu    sync.Mutex
+	spare      *boxCgroup
+	spareReady chan struct{}
 }
 
-// takeCgroup returns a fresh cgroup for a box and starts making the next
-// one in the background.
+// takeCgroup returns a cgroup for a box: the spare if there is one (waiting
+// for the one being emptied), else a fresh one.
 func (s *Sandbox) takeCgroup() (*boxCgroup, error) {
+	s.spareMu.Lock()
+	ready := s.spareReady
+	s.spareMu.Unlock()
+	if ready != nil {
+		select {
+		case <-ready:
+		case <-time.After(time.Second):
+		}
+	}
 	s.spareMu.Lock()
 	cg := s.spare
 	s.spare = nil
 	s.spareMu.Unlock()
-	var err error
-	if cg == nil {
-		if cg, err = s.cg.create(s.lim); err != nil {
-			return nil, err
-		}
+	if cg != nil {
+		return cg, nil
 	}
-	return cg, nil
+	return s.cg.create(s.lim)
 }
 
-// prepareCgroup makes the cgroup of the next run in the background, after a
-// run, so its cost and its locks stay away from the next box's start.
-func (s *Sandbox) prepareCgroup() {
+// recycleCgroup empties the cgroup of a box that ended and keeps it for the
+// next box: making and removing a cgroup per box costs more than the
+// rest of toolgate's work for it. Only an empty cgroup is kept (nothing of
+// one box may count against, or be killed with, the next), with its event
+// counts as the next box's base; one that does not empty at once is
+// replaced by a fresh one and removed once its processes are gone.
+func (s *Sandbox) recycleCgroup(cg *boxCgroup) {
+	ready := make(chan struct{})
+	s.spareMu.Lock()
+	s.spareReady = ready
+	s.spareMu.Unlock()
 	s.pending.Add(1)
 	go func() {
 		defer s.pending.Done()
-		next, err := s.cg.create(s.lim)
-		if err != nil {
-			return
+		cg.kill()
+		var old *boxCgroup
+		if cg.empty() {
+			pids, kills := cg.counts()
+			cg.base = eventCounts{pids, kills}
+		} else {
+			old = cg
+			cg, _ = s.cg.create(s.lim) // on failure the next box makes its own
 		}
 		s.spareMu.Lock()
 		if s.spare == nil {
-			s.spare, next = next, nil
+			s.spare, cg = cg, nil
+		}
+		if s.spareReady == ready {
+			s.spareReady = nil
 		}
 		s.spareMu.Unlock()
-		if next != nil {
-			_ = next.remove()
+		close(ready)
+		for _, c := range []*boxCgroup{cg, old} {
+			if c != nil {
+				_ = c.remove()
+			}
 		}
 	}()
 }
@@ -748,15 +777,9 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	if cg != nil {
 		// Read even after exit 0: a pipeline hides its members' deaths.
 		res.PidsLimited, res.OOM = cg.events()
-		// Emptying and removing wait for dying processes to leave; the
-		// result need not wait for that.
-		s.pending.Add(1)
-		go func() {
-			defer s.pending.Done()
-			cg.kill()
-			_ = cg.remove()
-		}()
-		s.prepareCgroup()
+		// Emptying waits for dying processes to leave; the result need
+		// not wait for that.
+		s.recycleCgroup(cg)
 	}
 	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
 	res.ExitCode = exitCode(cmd.ProcessState, werr)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -348,6 +349,53 @@ func TestForkBombIsContained(t *testing.T) {
 	if err := exec_true(); err != nil {
 		t.Errorf("host cannot fork after the bomb: %v", err)
 	}
+	// The next box takes the emptied cgroup without the bomb's events.
+	if res := run(t, s, "true"); res.ExitCode != 0 || res.PidsLimited {
+		t.Errorf("the box after the bomb: %+v %s", res, output(res))
+	}
+}
+
+// A box's cgroup is emptied and kept for the next box, not made and removed
+// for each; Close removes the one kept.
+func TestCgroupIsReused(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	if s.cg == nil {
+		t.Skip("no cgroups here")
+	}
+	spare := func() []string {
+		s.pending.Wait()
+		s.spareMu.Lock()
+		defer s.spareMu.Unlock()
+		if s.spare == nil {
+			return nil
+		}
+		return append([]string(nil), s.spare.dirs...)
+	}
+	run(t, s, "true")
+	first := spare()
+	if len(first) == 0 {
+		t.Fatal("no cgroup kept after the first box")
+	}
+	if res := run(t, s, "sleep 0.2 & echo $$"); res.ExitCode != 0 {
+		t.Fatalf("second box: %+v %s", res, output(res))
+	}
+	if again := spare(); !slices.Equal(again, first) {
+		t.Errorf("the second box's cgroup %v is not the first's %v", again, first)
+	}
+	for _, d := range first {
+		if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err != nil || len(b) != 0 {
+			t.Errorf("kept cgroup %s: %q, %v", d, b, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range first {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("%s outlives Close: %v", d, err)
+		}
+	}
 }
 
 func TestMemoryBombIsContained(t *testing.T) {
@@ -364,6 +412,9 @@ func TestMemoryBombIsContained(t *testing.T) {
 	}
 	if s.cg.hasMemory() && !res.OOM {
 		t.Errorf("no OOM kill recorded: %+v %s", res, output(res))
+	}
+	if res := run(t, s, "true"); res.ExitCode != 0 || res.OOM {
+		t.Errorf("the box after the bomb: %+v %s", res, output(res))
 	}
 }
 

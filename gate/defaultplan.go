@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -10,20 +9,22 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/internal/irvm"
-	"github.com/toolgate/toolgate/policies"
 )
 
 //go:generate env TOOLGATE_WRITE_PLAN=1 go test -run ^TestEmbeddedPlan$ .
 
 // The embedded default policy's plan is made when toolgate is built (go
-// generate; TestEmbeddedPlan fails while it is stale) and kept in
-// policies/default.plan: its first line is the key of the modules it was
-// planned from and the version of OPA that planned them, the rest the
-// irvm program. A gate on the default policy alone (any data: a plan
-// reads data when it runs) loads it instead of having OPA compile and
-// plan the policy, which took most of a start (≈ 50 ms of CPU). Any other
-// policy, or a plan made from other modules or (in the full build) by
-// another OPA, is compiled as before.
+// generate; TestEmbeddedPlan fails while it is stale) and kept as Go
+// source, internal/irvm/default_plan.go: irvm.Default, whose key names
+// the modules it was planned from and the version of OPA that planned
+// them. The compiler initializes it statically, so a process decodes and
+// allocates nothing for its 12,000 statements (decoding a binary plan was
+// the largest part of a hook's start: 700 KB of fresh heap). A gate on
+// the default policy alone (any data: a plan reads data when it runs)
+// runs it instead of having OPA compile and plan the policy, which took
+// most of a start (≈ 50 ms of CPU). Any other policy, or a plan made from
+// other modules or (in the full build) by another OPA, is compiled as
+// before.
 
 // planKey names the modules a plan was made from.
 func planKey(modules map[string]string) string {
@@ -40,20 +41,15 @@ func planKey(modules map[string]string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// encodePlan is the file policies/default.plan for a program planned from
+// planSource is internal/irvm/default_plan.go for a program planned from
 // modules.
-func encodePlan(modules map[string]string, prog *irvm.Program) ([]byte, error) {
-	b, err := prog.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(planKey(modules)+" "+opaVersion+"\n"), b...), nil
+func planSource(modules map[string]string, prog *irvm.Program) ([]byte, error) {
+	return prog.GoSource("go generate ./gate", "Default", planKey(modules)+" "+opaVersion)
 }
 
 var embedded struct {
 	once sync.Once
 	key  string
-	prog []byte
 
 	loadOnce sync.Once
 	vm       *irvm.Program
@@ -63,12 +59,11 @@ var embedded struct {
 // hasEmbeddedPlan says whether the embedded plan was made from modules.
 func hasEmbeddedPlan(modules map[string]string) bool {
 	embedded.once.Do(func() {
-		head, prog, _ := bytes.Cut(policies.Plan, []byte("\n"))
-		key, opa, _ := strings.Cut(string(head), " ")
+		key, opa, _ := strings.Cut(irvm.Default.Key, " ")
 		// the full build takes the plan only from its own OPA; the small
 		// build, which has no OPA, from any
 		if opaVersion == "" || opa == opaVersion {
-			embedded.key, embedded.prog = key, prog
+			embedded.key = key
 		}
 	})
 	return embedded.key != "" && embedded.key == planKey(modules)
@@ -80,7 +75,7 @@ func (p *Policy) embeddedPlan() (*irvm.Program, error) {
 	if !p.planned() {
 		return nil, nil
 	}
-	embedded.loadOnce.Do(func() { embedded.vm, embedded.err = irvm.Load(embedded.prog) })
+	embedded.loadOnce.Do(func() { embedded.vm, embedded.err = irvm.Default.Program() })
 	return embedded.vm, embedded.err
 }
 

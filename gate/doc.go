@@ -7,8 +7,9 @@
 // OPA compiles the policy and plans the query; the plan runs on
 // internal/irvm over toolgate's own values (internal/value), with the
 // default policy's built-ins native. The embedded default policy is
-// planned when toolgate is built (policies/default.plan, defaultplan.go),
-// so a gate on it loads the plan instead of compiling. Options.Topdown
+// planned when toolgate is built (internal/irvm/default_plan.go, Go
+// source made by defaultplan.go's go:generate), so a gate on it runs the
+// plan instead of compiling. Options.Topdown
 // keeps OPA's topdown evaluator; OneShot (the hook) uses the built plan
 // or else topdown (which costs no planning); traced evaluations (explain)
 // and a plan irvm refuses use topdown too. Options.Background compiles on

@@ -7,9 +7,3 @@ import "embed"
 //
 //go:embed *.rego data.json
 var FS embed.FS
-
-// Plan is the default policy's plan, made at build time for package gate
-// (see gate/defaultplan.go): a key line, then an irvm program.
-//
-//go:embed default.plan
-var Plan []byte

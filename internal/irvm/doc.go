@@ -12,13 +12,15 @@
 // operands), and memoises rules that depend on input and data only, as
 // OPA's Wasm target does. The gain is speed: no unification, no binding
 // trails, no per-expression tracing hooks. A compiled program can be
-// encoded and loaded back (encode.go) without OPA's compiler, which is
-// how toolgate ships the default policy's plan.
+// written out as Go source of this package (static.go) and used without
+// OPA's compiler: that is how toolgate ships the default policy's plan
+// (default_plan.go, generated), statically initialized so a process
+// decodes and allocates nothing for it.
 //
 // The files that use OPA (compile.go: OPA's plan to a Program; plan.go:
 // having OPA plan a query; opa.go: OPA's built-ins and values) are left
-// out of toolgate's small build (-tags toolgate_small): it loads the
-// embedded program and runs it with the native built-ins alone.
+// out of toolgate's small build (-tags toolgate_small): it runs the
+// generated program with the native built-ins alone.
 //
 // What it covers: every statement the planner emits for policies
 // without `with` (a plan holding a WithStmt or a dynamic call is refused

@@ -78,8 +78,8 @@ type extra struct {
 // files, and a row and column (row 0: unknown).
 type location struct{ File, Row, Col int32 }
 
-// constKey identifies a constant by kind and text (an encoded program
-// stores each once).
+// constKey identifies a constant by kind and text (how a program written
+// as Go source keeps its constants).
 type constKey struct {
 	kind byte
 	text string

@@ -206,9 +206,11 @@ func lastLine(f *os.File, size int64) ([]byte, error) {
 	}
 	end := size - 1
 	var buf []byte
-	const chunk = 64 << 10
-	for pos := end; pos > 0; {
-		n := int64(chunk)
+	// A record is a few KB: read that much first, then twice as much each
+	// time, so the usual case costs one small read and one small buffer.
+	chunk := int64(4 << 10)
+	for pos := end; pos > 0; chunk = min(2*chunk, 1<<20) {
+		n := chunk
 		if pos < n {
 			n = pos
 		}

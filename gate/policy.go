@@ -106,24 +106,37 @@ func (p *Policy) addBuiltin(dir int) error {
 		if !withTests && strings.HasSuffix(name, "_test.rego") {
 			continue // the small build runs no policy tests
 		}
-		src, err := fs.ReadFile(policies.FS, name)
+		src, err := builtinFile(name)
 		if err != nil {
-			return fmt.Errorf("loading policy %s: %w", Builtin, err)
+			return err
 		}
-		// src is a copy of the embedded file, never written: no second copy
-		p.addModule(Builtin+":"+name, dir, name, unsafe.String(unsafe.SliceData(src), len(src)))
+		p.addModule(Builtin+":"+name, dir, name, src)
 	}
-	raw, err := fs.ReadFile(policies.FS, "data.json")
+	raw, err := builtinFile("data.json")
 	if err != nil {
-		return fmt.Errorf("loading policy %s: %w", Builtin, err)
+		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	var doc map[string]any
 	if err := dec.Decode(&doc); err != nil {
 		return fmt.Errorf("loading policy %s: data.json: %w", Builtin, err)
 	}
 	return mergeData(p.Data, doc, Builtin)
+}
+
+// builtinFile is a file of the embedded policy: the embedded string itself
+// where policies lists it, else a copy.
+func builtinFile(name string) (string, error) {
+	if src, ok := policies.Source(name); ok {
+		return src, nil
+	}
+	b, err := fs.ReadFile(policies.FS, name)
+	if err != nil {
+		return "", fmt.Errorf("loading policy %s: %w", Builtin, err)
+	}
+	// b is a copy of the embedded file, never written: no second copy
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
 
 // addModule files a module (or a test module) read from the dir-th

@@ -9,7 +9,8 @@
 // *_test.rego file beside it; data.json holds the tunables under
 // data.toolgate.config.
 //
-// This package holds no Go logic: loading, compiling and evaluating the
+// Source gives a file without copying it (sources_gen.go, generated, lists
+// them). This package holds no other Go: loading, compiling and evaluating the
 // policy is the gate's job, and the facts the rules read (resolved paths,
 // zones, sensitivity) are computed by the parser.
 package policies

@@ -116,72 +116,54 @@ func TestStaticRefusesDamage(t *testing.T) {
 	if _, err := staticOf(t, p).Program(); err != nil {
 		t.Fatalf("the undamaged program: %v", err)
 	}
+	// onFirst changes the first statement pred accepts; nil if none does.
+	onFirst := func(pred func(*stmt) bool, change func(*stmt) (undo func())) func() {
+		var undo func()
+		forEachStmt(p, func(st *stmt) bool {
+			if pred(st) {
+				undo = change(st)
+			}
+			return undo != nil
+		})
+		return undo
+	}
+	is := func(op opcode) func(*stmt) bool { return func(st *stmt) bool { return st.op == op } }
 	// Each damage changes one thing and says how to undo it.
 	damages := map[string]func(s *Static) (undo func()){
-		"operand past the frame": func(s *Static) func() {
-			var undo func()
-			forEachStmt(p, func(st *stmt) bool {
-				if st.a > 0 {
-					old := st.a
-					st.a = 1 << 20
-					undo = func() { st.a = old }
-					return true
-				}
-				return false
+		"operand past the frame": func(*Static) func() {
+			return onFirst(func(st *stmt) bool { return st.a > 0 }, func(st *stmt) func() {
+				old := st.a
+				st.a = 1 << 20
+				return func() { st.a = old }
 			})
-			return undo
 		},
 		"constant that does not exist": func(s *Static) func() {
-			var undo func()
-			forEachStmt(p, func(st *stmt) bool {
-				if st.b < 0 {
-					old := st.b
-					st.b = operand(-1 - len(s.consts))
-					undo = func() { st.b = old }
-					return true
-				}
-				return false
+			return onFirst(func(st *stmt) bool { return st.b < 0 }, func(st *stmt) func() {
+				old := st.b
+				st.b = operand(-1 - len(s.consts))
+				return func() { st.b = old }
 			})
-			return undo
 		},
-		"built-in of another arity": func(s *Static) func() {
-			var undo func()
-			forEachStmt(p, func(st *stmt) bool {
-				if st.op == opCallBuiltin {
-					old := st.x.args
-					st.x.args = append(st.x.args[:len(old):len(old)], 0)
-					undo = func() { st.x.args = old }
-					return true
-				}
-				return false
+		"built-in of another arity": func(*Static) func() {
+			return onFirst(is(opCallBuiltin), func(st *stmt) func() {
+				old := st.x.args
+				st.x.args = append(old[:len(old):len(old)], 0)
+				return func() { st.x.args = old }
 			})
-			return undo
 		},
-		"call of a missing function": func(s *Static) func() {
-			var undo func()
-			forEachStmt(p, func(st *stmt) bool {
-				if st.op == opCall {
-					old := st.n
-					st.n = int32(len(p.funcs))
-					undo = func() { st.n = old }
-					return true
-				}
-				return false
+		"call of a missing function": func(*Static) func() {
+			return onFirst(is(opCall), func(st *stmt) func() {
+				old := st.n
+				st.n = int32(len(p.funcs))
+				return func() { st.n = old }
 			})
-			return undo
 		},
-		"scan without its block": func(s *Static) func() {
-			var undo func()
-			forEachStmt(p, func(st *stmt) bool {
-				if st.op == opScan {
-					old := st.x
-					st.x = nil
-					undo = func() { st.x = old }
-					return true
-				}
-				return false
+		"scan without its block": func(*Static) func() {
+			return onFirst(is(opScan), func(st *stmt) func() {
+				old := st.x
+				st.x = nil
+				return func() { st.x = old }
 			})
-			return undo
 		},
 		"location past the table": func(s *Static) func() {
 			old := s.locs

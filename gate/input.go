@@ -102,16 +102,31 @@ func argsValue(in *Input) (value.Value, error) {
 	if in.argsDoc != nil {
 		return value.FromGo(in.argsDoc)
 	}
-	dec := json.NewDecoder(bytes.NewReader(in.Args))
+	doc, err := decodeOne(in.Args)
+	if err != nil {
+		return nil, err
+	}
+	return value.FromGo(doc)
+}
+
+// decodeOne decodes one JSON value, numbers kept as written (json.Number).
+// Only white space may follow it: Decoder.More alone says no at a stray ]
+// or } after the value too.
+func decodeOne(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, errors.New("the arguments hold more than one JSON value")
+	for _, c := range b[dec.InputOffset():] {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return nil, errors.New("data after the value")
+		}
 	}
-	return value.FromGo(doc)
+	return doc, nil
 }
 
 // inputValue converts in to the policy's input value.

@@ -185,14 +185,9 @@ func (v *validator) validate(tool string, args []byte) ([]string, any, bool) {
 	if !ok {
 		return nil, nil, false
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
+	doc, err := decodeOne(args)
+	if err != nil {
 		return []string{"/: arguments are not valid JSON: " + err.Error()}, nil, true
-	}
-	if dec.More() {
-		return []string{"/: arguments are not valid JSON: data after the value"}, nil, true
 	}
 	var out []string
 	s.check(doc, "", &out)

@@ -156,6 +156,28 @@ func TestValidatorNumbers(t *testing.T) {
 	}
 }
 
+// TestValidatorOneValue: the arguments are one JSON value and white space;
+// a stray closer after it (which Decoder.More passes) is refused too.
+func TestValidatorOneValue(t *testing.T) {
+	v, err := newValidator(tools.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, ok := range map[string]bool{
+		`{"command":"ls"}`:           true,
+		" {\"command\":\"ls\"} \n\t": true,
+		`{"command":"ls"}]`:          false,
+		`{"command":"ls"}}`:          false,
+		`{"command":"ls"} {"a":1}`:   false,
+		`{"command":"ls"} x`:         false,
+	} {
+		errs, _, _ := v.validate("exec", []byte(args))
+		if (len(errs) == 0) != ok {
+			t.Errorf("%q: got %q, want ok=%v", args, errs, ok)
+		}
+	}
+}
+
 // FuzzValidate checks the validator against the reference on arbitrary
 // argument documents.
 func FuzzValidate(f *testing.F) {

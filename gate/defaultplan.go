@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -30,15 +31,21 @@ import (
 func planKey(modules map[string]string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "toolgate plan 1\n")
+	writeModules(h, modules)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeModules writes the modules to w sorted by name, each with its
+// length: what both a plan's key and a policy's digest hash.
+func writeModules(w io.Writer, modules map[string]string) {
 	names := make([]string, 0, len(modules))
 	for n := range modules {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(h, "module %d %s\n%s\n", len(modules[n]), n, modules[n])
+		fmt.Fprintf(w, "module %d %s\n%s\n", len(modules[n]), n, modules[n])
 	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // planSource is internal/irvm/default_plan.go for a program planned from

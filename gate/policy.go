@@ -226,14 +226,7 @@ func mergeData(dst, src map[string]any, from string) error {
 
 func (p *Policy) digest() string {
 	h := sha256.New()
-	names := make([]string, 0, len(p.Modules))
-	for n := range p.Modules {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(h, "module %d %s\n%s\n", len(p.Modules[n]), n, p.Modules[n])
-	}
+	writeModules(h, p.Modules)
 	b, _ := json.Marshal(p.Data) // map keys are sorted by encoding/json
 	fmt.Fprintf(h, "data %d\n%s", len(b), b)
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))

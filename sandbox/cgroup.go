@@ -287,6 +287,24 @@ func countOf(path string, keys ...string) uint64 {
 	return sum
 }
 
+// drain kills what is left in the box's cgroups and says whether they
+// emptied. A killed process leaves its cgroup only once it has been
+// scheduled to exit, which on a busy machine can be a while after the
+// signal, so drain looks again, backing off, for up to about a quarter of
+// a second before it gives up.
+func (cg *boxCgroup) drain() bool {
+	for wait := 100 * time.Microsecond; ; wait *= 2 {
+		cg.kill()
+		if cg.empty() {
+			return true
+		}
+		if wait > 128*time.Millisecond {
+			return false
+		}
+		time.Sleep(wait)
+	}
+}
+
 // empty says whether no process is left in any of the box's cgroups.
 func (cg *boxCgroup) empty() bool {
 	for _, dir := range cg.dirs {

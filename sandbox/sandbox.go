@@ -248,8 +248,9 @@ func (s *Sandbox) takeCgroup() (*boxCgroup, error) {
 // next box: making and removing a cgroup per box costs more than the
 // rest of toolgate's work for it. Only an empty cgroup is kept (nothing of
 // one box may count against, or be killed with, the next), with its event
-// counts as the next box's base; one that does not empty at once is
-// replaced by a fresh one and removed once its processes are gone.
+// counts as the next box's base; one that does not empty soon after its
+// processes are killed is replaced by a fresh one and removed once they
+// are gone.
 func (s *Sandbox) recycleCgroup(cg *boxCgroup) {
 	ready := make(chan struct{})
 	s.spareMu.Lock()
@@ -258,9 +259,8 @@ func (s *Sandbox) recycleCgroup(cg *boxCgroup) {
 	s.pending.Add(1)
 	go func() {
 		defer s.pending.Done()
-		cg.kill()
 		var old *boxCgroup
-		if cg.empty() {
+		if cg.drain() {
 			pids, kills := cg.counts()
 			cg.base = eventCounts{pids, kills}
 		} else {

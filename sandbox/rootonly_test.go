@@ -240,6 +240,44 @@ func TestViewsAreRemoved(t *testing.T) {
 	}
 }
 
+// Either way of making a view's user namespace maps root's files, and only
+// them, to viewID: the view shows a root-owned directory as viewID's.
+func TestViewUsernsMapsRoot(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("views are made for root only")
+	}
+	defer func() { newUserns = idmapUserns }()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(filepath.Join(dir, "mine"), 1000, 1000); err != nil {
+		t.Fatal(err)
+	}
+	for name, make := range map[string]func(string) (int, error){"unshare": unshareUserns, "fork": forkUserns} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := exec.LookPath("unshare"); err != nil && name == "unshare" {
+				t.Skip("no unshare(1) here")
+			}
+			newUserns = make
+			v, err := newSysView([]string{dir}, lookBash())
+			if err != nil {
+				t.Skipf("no view here: %v", err)
+			}
+			defer v.close()
+			for sub, want := range map[string]uint32{"": viewID, "mine": 65534} {
+				var st syscall.Stat_t
+				if err := syscall.Lstat(filepath.Join(v.path(dir), sub), &st); err != nil {
+					t.Fatal(err)
+				}
+				if st.Uid != want || st.Gid != want {
+					t.Errorf("%q in the view is %d:%d, want %d:%d", sub, st.Uid, st.Gid, want, want)
+				}
+			}
+		})
+	}
+}
+
 func TestMayShow(t *testing.T) {
 	for m, want := range map[string]bool{
 		"/proc/*/environ":         false,

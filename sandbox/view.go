@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,6 +34,9 @@ import (
 
 // noViews makes no view, so tests can exercise the walk.
 var noViews bool
+
+// newUserns makes the user namespace of a view; tests swap it.
+var newUserns = idmapUserns
 
 // viewID is the host uid and gid root's files appear as on a view.
 const viewID = 0x7ffffff0
@@ -78,7 +82,7 @@ func newSysView(dirs []string, helper string) (v *sysView, err error) {
 		return nil, err
 	}
 	removeStaleViews(base)
-	nsfd, err := idmapUserns(helper)
+	nsfd, err := newUserns(helper)
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +151,93 @@ func idmapCopy(src, dst string, nsfd int) error {
 // idmapUserns returns a descriptor of a user namespace that maps only id 0,
 // to viewID on the host. A process is needed to make one (a multithreaded
 // process cannot unshare its own); it is gone when this returns.
+// unshare(1) makes it in itself, started the cheap way (vfork and exec);
+// without it, a child of toolgate's is forked into the namespace, which
+// copies toolgate's page tables and makes every page toolgate writes next
+// fault once (a one-call run spent more on that than on its box's setup).
 func idmapUserns(helper string) (int, error) {
-	cmd := exec.Command(helper, "-c", "read -r _")
-	if cat, err := exec.LookPath("cat"); err == nil {
-		cmd = exec.Command(cat) // starts faster
+	if fd, err := unshareUserns(helper); err == nil {
+		return fd, nil
 	}
+	return forkUserns(helper)
+}
+
+// holder is the command that holds a user namespace while its mapping is
+// written: cat, or helper (bash) where there is no cat, each waiting while
+// its standard input is open.
+func holder(helper string) []string {
+	if cat, err := exec.LookPath("cat"); err == nil {
+		return []string{cat} // starts faster
+	}
+	return []string{helper, "-c", "read -r _"}
+}
+
+// idMap is the mapping of a view's user namespace: id 0 is viewID.
+var idMap = "0 " + strconv.Itoa(viewID) + " 1\n"
+
+// unshareUserns has `unshare --user` enter a new user namespace and hold
+// it, waits until it has (its namespace link changes), and writes the
+// mapping: root of the parent namespace may write any.
+func unshareUserns(helper string) (int, error) {
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		return -1, err
+	}
+	self, err := os.Readlink("/proc/self/ns/user")
+	if err != nil {
+		return -1, err
+	}
+	cmd := exec.Command(unshare, append([]string{"--user", "--"}, holder(helper)...)...)
+	cmd.Env = []string{}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return -1, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		stdin.Close()
+		return -1, err
+	}
+	defer func() {
+		stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	// The child is not reaped before the deferred Wait, so its pid names
+	// it throughout; once it is gone (unshare failed) its links are too.
+	proc := "/proc/" + strconv.Itoa(cmd.Process.Pid) + "/"
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		ns, err := os.Readlink(proc + "ns/user")
+		if err != nil {
+			return -1, fmt.Errorf("unshare: %w", err)
+		}
+		if ns != self {
+			break
+		}
+		if time.Now().After(deadline) {
+			return -1, errors.New("unshare did not enter a user namespace")
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
+	fd, err := unix.Open(proc+"ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	for _, f := range [][2]string{{"uid_map", idMap}, {"setgroups", "deny"}, {"gid_map", idMap}} {
+		if err := os.WriteFile(proc+f[0], []byte(f[1]), 0); err != nil {
+			unix.Close(fd)
+			return -1, fmt.Errorf("user namespace %s: %w", f[0], err)
+		}
+	}
+	return fd, nil
+}
+
+// forkUserns starts the holder in a new user namespace with the mapping,
+// the way Go does it: a full fork, since the child waits for the mapping.
+func forkUserns(helper string) (int, error) {
+	argv := holder(helper)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = []string{}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

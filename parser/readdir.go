@@ -112,44 +112,56 @@ func (e *dirEntry) Type() fs.FileMode          { return e.typ }
 func (e *dirEntry) Info() (fs.FileInfo, error) { return os.Lstat(path.Join(e.dir, e.name)) }
 func (e *dirEntry) String() string             { return fs.FormatDirEntry(e) }
 
-// glob returns the paths matching pattern as filepath.Glob does (every
-// name a wildcard matches, dot files included; directories named through
-// links followed; in order; I/O errors ignored), listing directories with
-// readDir.
-func glob(pattern string) []string {
+// glob passes yield the paths matching pattern as filepath.Glob finds them
+// (every name a wildcard matches, dot files included; directories named
+// through links followed; in order; I/O errors ignored), and stops as soon
+// as yield returns false, returning false too. Directories are listed with
+// readDir; a last component without wildcards is looked up (lstat)
+// instead of found by listing its directory: /proc/*/environ lists /proc,
+// not each of its hundreds of process directories.
+func glob(pattern string, yield func(string) bool) bool {
 	if !hasMeta(pattern) {
 		if _, err := os.Lstat(pattern); err != nil {
-			return nil
+			return true
 		}
-		return []string{pattern}
+		return yield(pattern)
 	}
 	dir, file := path.Split(pattern)
 	dir = cleanGlobDir(dir)
 	if !hasMeta(dir) {
-		return globIn(dir, file, nil)
+		return globIn(dir, file, yield)
 	}
 	if dir == pattern { // a pattern that is its own directory: nothing to split
-		return nil
+		return true
 	}
-	var out []string
-	for _, d := range glob(dir) {
-		out = globIn(d, file, out)
-	}
-	return out
+	return glob(dir, func(d string) bool { return globIn(d, file, yield) })
 }
 
-// globIn adds the names in dir that match pattern.
-func globIn(dir, pattern string, out []string) []string {
+// globIn passes yield the names in dir that match pattern.
+func globIn(dir, pattern string, yield func(string) bool) bool {
+	switch {
+	case pattern == "", pattern == ".", pattern == "..":
+		// a listing holds none of these
+		return true
+	case !hasMeta(pattern):
+		p := path.Join(dir, pattern)
+		if _, err := os.Lstat(p); err != nil {
+			return true
+		}
+		return yield(p)
+	}
 	ents, err := readDir(dir)
 	if err != nil && ents == nil {
-		return out
+		return true
 	}
 	for _, e := range ents {
 		if ok, err := path.Match(pattern, e.Name()); err == nil && ok {
-			out = append(out, path.Join(dir, e.Name()))
+			if !yield(path.Join(dir, e.Name())) {
+				return false
+			}
 		}
 	}
-	return out
+	return true
 }
 
 func cleanGlobDir(dir string) string {

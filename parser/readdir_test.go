@@ -42,15 +42,38 @@ func TestReadDirAsOS(t *testing.T) {
 			}
 		}
 	}
-	for _, p := range []string{"*", "a/*", "*/*.go", "a/*/*", "link/*.go", "*/b/*", "a/[xy]*", "nope/*", "a/x.go", "a/missing", "d e/*", "a/.h*", "a/[", "*/"} {
+	for _, p := range []string{"*", "a/*", "*/*.go", "a/*/*", "link/*.go", "*/b/*", "a/[xy]*", "nope/*", "a/x.go", "a/missing", "d e/*", "a/.h*", "a/[", "*/",
+		"*/x.go", "*/b", "*/b/y.go", "*/dangling", "*/..", "*/.", "*/.hidden", "*/nope", "*/x.go/y", "l*/b/z.txt", "big/*/x"} {
 		pat := filepath.Join(root, p)
 		want, _ := filepath.Glob(pat)
-		got := glob(pat)
+		var got []string
+		glob(pat, func(m string) bool { got = append(got, m); return true })
 		if len(want) == 0 {
 			want = nil
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("glob %s:\n%q\nfilepath.Glob:\n%q", p, got, want)
 		}
+	}
+}
+
+// glob stops at the first match yield refuses, listing nothing more.
+func TestGlobStops(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a", "b", "c"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, d, "f"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen []string
+	done := glob(filepath.Join(root, "*", "f"), func(m string) bool {
+		seen = append(seen, m)
+		return len(seen) < 2
+	})
+	if done || !reflect.DeepEqual(seen, []string{filepath.Join(root, "a", "f"), filepath.Join(root, "b", "f")}) {
+		t.Errorf("glob went on after a refusal: %v, %q", done, seen)
 	}
 }

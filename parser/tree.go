@@ -474,11 +474,14 @@ func (c *classifier) holdsSecret(dir string, f treeFilter) (string, bool) {
 		}
 		// the rest of the pattern, below dir itself (/proc/*/environ
 		// below /proc/sys is /proc/sys/environ)
-		matches := glob(strings.TrimSuffix(dir, "/") + "/" + strings.Join(pat[len(comps):], "/"))
-		for _, m := range matches {
-			if raw, ok, stop := check(m, c.secretRaw[i]); stop {
-				return raw, ok
-			}
+		var raw string
+		var ok, stop bool
+		glob(strings.TrimSuffix(dir, "/")+"/"+strings.Join(pat[len(comps):], "/"), func(m string) bool {
+			raw, ok, stop = check(m, c.secretRaw[i])
+			return !stop
+		})
+		if stop {
+			return raw, ok
 		}
 	}
 	return "", false

@@ -392,6 +392,41 @@ func TestAppendAllGroupCommit(t *testing.T) {
 	}
 }
 
+// A group whose third record cannot be sealed writes none of it (its lines
+// are written together at its end) and says so; the chain in memory, ahead
+// of the file by two records, is read back, so what comes next chains onto
+// the file and the log verifies.
+func TestAppendAllUnsealableRecord(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := Open(Options{Path: p, Fsync: FsyncBatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	huge := int64(1) << 60 // past 2^53: not a canonical JSON number
+	rs := []Record{
+		{Kind: KindDecision, ID: "a", Tool: "exec", Decision: "allow"},
+		{Kind: KindDecision, ID: "b", Tool: "exec", Decision: "allow"},
+		{Kind: KindDecision, ID: "c", Tool: "exec", Decision: "allow", DurationMS: &huge},
+	}
+	if n, err := l.AppendAll(rs); n != 0 || err == nil {
+		t.Fatalf("AppendAll of an unsealable group: %d written, %v", n, err)
+	}
+	if n, err := l.AppendAll(rs[:2]); n != 2 || err != nil {
+		t.Fatalf("AppendAll after it: %d written, %v", n, err)
+	}
+	if _, err := l.Append(Record{Kind: KindDecision, ID: "d", Tool: "exec", Decision: "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res := Verify([]string{p}, VerifyOptions{})
+	if res.Problem != nil || res.Decisions != 3 {
+		t.Fatalf("after an unsealable group: %d decisions, %v", res.Decisions, res.Problem)
+	}
+}
+
 // TestCollectedLinesVerify: the recipe README's "Running a fleet" gives a
 // collector — the shipped lines, in order, one file per genesis record,
 // each named as the next genesis's prev_file says — verifies, with the

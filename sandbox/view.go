@@ -230,6 +230,18 @@ func unshareUserns(helper string) (int, error) {
 			return -1, fmt.Errorf("user namespace %s: %w", f[0], err)
 		}
 	}
+	// A map is written once, so the one just written is the namespace's
+	// own, provided the holder is still in the namespace fd names: one
+	// that moved on would leave fd an unmapped (or another's) namespace.
+	var st unix.Stat_t
+	now, err := os.Readlink(proc + "ns/user")
+	if err == nil {
+		err = unix.Fstat(fd, &st)
+	}
+	if err != nil || now != "user:["+strconv.FormatUint(st.Ino, 10)+"]" {
+		unix.Close(fd)
+		return -1, fmt.Errorf("user namespace: the holder left the namespace being mapped (%s, %v)", now, err)
+	}
 	return fd, nil
 }
 

@@ -275,17 +275,21 @@ func (l *Log) write(r *Record, seq int64, prev string) error {
 // writePending writes the lines a group sealed, with one write call, and
 // ends the grouping.
 func (l *Log) writePending() error {
-	l.grouped = false
-	if len(l.pend) == 0 {
-		return nil
+	var err error
+	if len(l.pend) > 0 {
+		err = l.put(l.pend)
 	}
-	err := l.put(l.pend)
-	if cap(l.pend) <= 1<<20 {
-		l.pend = l.pend[:0]
-	} else {
-		l.pend = nil // a huge group's buffer is not kept
-	}
+	l.dropPending()
 	return err
+}
+
+// dropPending ends a grouping and empties its buffer (kept for the next
+// group unless a huge group grew it).
+func (l *Log) dropPending() {
+	l.grouped = false
+	if l.pend = l.pend[:0]; cap(l.pend) > 1<<20 {
+		l.pend = nil
+	}
 }
 
 // put appends sealed lines to the file with one write call, syncs as the
@@ -400,10 +404,8 @@ func (l *Log) AppendAll(rs []Record) (int, error) {
 				// read it back from the file.
 				l.size = -1
 			}
-			l.deferSync, l.grouped = false, false
-			if l.pend = l.pend[:0]; cap(l.pend) > 1<<20 {
-				l.pend = nil
-			}
+			l.deferSync = false
+			l.dropPending()
 		}()
 		// The group's lines are sealed one after the other and written
 		// with one call at its end (or before a rotation): a write call

@@ -256,6 +256,8 @@ const decManyKeys = 16
 type lineDecoder struct {
 	lim   Limits
 	rd    bytes.Reader
+	valid validSource // the token sources parse uses
+	slow  jsonSource
 	nodes []decNode
 	stack []decFrame
 	keys  []string
@@ -279,6 +281,7 @@ func putLineDecoder(d *lineDecoder) {
 	clear(d.keys[:cap(d.keys)]) // parse may leave names past len after an error
 	d.nodes, d.keys, d.stack = d.nodes[:0], d.keys[:0], d.stack[:0]
 	d.rd.Reset(nil)
+	d.valid, d.slow = validSource{}, jsonSource{}
 	d.line = nil
 	lineDecoderPool.Put(d)
 }
@@ -290,16 +293,23 @@ func putLineDecoder(d *lineDecoder) {
 // invalid JSON, trailing data or nesting too deep. Faults that concern one
 // part of the value (repeated keys, bad escapes) are recorded on the nodes.
 func (d *lineDecoder) parse(text []byte, base int32, member string) (int32, *DecodeError) {
-	d.rd.Reset(text)
-	dec := json.NewDecoder(&d.rd)
-	dec.UseNumber()
+	var src decSource
+	if json.Valid(text) {
+		d.valid = validSource{b: text}
+		src = &d.valid
+	} else {
+		d.rd.Reset(text)
+		dec := json.NewDecoder(&d.rd)
+		dec.UseNumber()
+		d.slow = jsonSource{dec: dec}
+		src = &d.slow
+	}
 	d.stack = d.stack[:0]
 	d.keys = d.keys[:0]
 	root := int32(-1)
 	prev := 0
 	for {
-		tok, err := dec.Token()
-		off := int(dec.InputOffset())
+		tok, off, err := src.next()
 		if err != nil {
 			if err == io.EOF && root >= 0 && len(d.stack) == 0 {
 				return root, nil
@@ -321,9 +331,9 @@ func (d *lineDecoder) parse(text []byte, base int32, member string) (int32, *Dec
 		}
 		region := text[prev:off]
 		prev = off
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
+		switch tok.kind {
+		case '{', '[', '}', ']':
+			switch t := tok.kind; t {
 			case '{', '[':
 				if int(base)+len(d.stack)+1 > d.lim.MaxDepth {
 					d.abandon()
@@ -351,36 +361,34 @@ func (d *lineDecoder) parse(text []byte, base int32, member string) (int32, *Dec
 				d.stack[len(d.stack)-1] = decFrame{}
 				d.stack = d.stack[:len(d.stack)-1]
 			}
-		case string:
+		case 's':
 			if len(d.stack) > 0 {
 				if f := &d.stack[len(d.stack)-1]; f.obj && f.wantKey {
-					d.addKey(f, t, region)
+					d.addKey(f, tok.str, region)
 					continue
 				}
 			}
 			i := d.add(decString, base)
-			d.nodes[i].str = t
+			d.nodes[i].str = tok.str
 			if root < 0 {
 				root = i
 			}
 			if e := decCheckEscapes(region); e != nil {
 				d.fault(i, e)
 			}
-		case json.Number:
+		case 'n':
 			i := d.add(decNumber, base)
-			d.nodes[i].str = string(t)
+			d.nodes[i].str = tok.str
 			if root < 0 {
 				root = i
 			}
-		case bool:
+		case 'b':
 			i := d.add(decBool, base)
-			if t {
-				d.nodes[i].str = "true"
-			}
+			d.nodes[i].str = tok.str
 			if root < 0 {
 				root = i
 			}
-		case nil:
+		default: // 'z'
 			i := d.add(decNull, base)
 			if root < 0 {
 				root = i

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 	"unsafe"
 )
 
 const (
 	// reserve is how much heap address space is marked: more than a long
-	// `toolgate check` stream keeps at GOGC=400.
+	// `toolgate check` stream keeps at GOGC=800.
 	reserve = 128 << 20
 	// arena is the Go runtime's heap arena size on 64-bit Linux; the heap
 	// mapped before this package ran starts at an arena boundary.
@@ -39,7 +40,15 @@ func Reserve() {
 	if !madviseMode() || !roomToReserve() {
 		return
 	}
+	// The allocation must not start a collection while the reservation
+	// is still referenced: that collection would count its 128 MiB as
+	// live and let the heap grow to several times that before the next
+	// one (most of it fresh pages, each faulted in and zeroed). With the
+	// collector held off, the first collection comes after mark returns
+	// and frees it.
+	old := debug.SetGCPercent(-1)
 	mark()
+	debug.SetGCPercent(old)
 }
 
 // overcommitFile holds the kernel's overcommit policy; "2" counts every

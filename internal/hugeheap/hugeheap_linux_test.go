@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"syscall"
@@ -178,8 +179,62 @@ func TestAddressSpaceLimit(t *testing.T) {
 	}
 }
 
+// TestFirstCollectionFreesReservation runs a child that reserves and
+// allocates until the first collection ends: that collection must find
+// the reservation dead and free it. Had it counted the 128 MiB as live,
+// the heap would grow to several times that before the next one.
+func TestFirstCollectionFreesReservation(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "HUGEHEAP_FIRSTGC=1", "GOGC=100")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	var live uint64
+	if strings.Contains(string(out), "marked 0\n") {
+		t.Skip("the heap cannot be marked here (kernel mode or limits)")
+	}
+	if _, err := fmt.Sscanf(string(out), "live %d", &live); err != nil {
+		t.Fatalf("child printed %q: %v", out, err)
+	}
+	if live >= reserve/2 {
+		t.Fatalf("the first collection after Reserve found %d bytes live: the reservation (%d) was still referenced", live, reserve)
+	}
+}
+
+// firstCollection reserves, allocates until the first collection has
+// ended and prints the heap that collection found live.
+func firstCollection() {
+	cycles := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(cycles)
+	before := cycles[0].Value.Uint64()
+	Reserve()
+	if marked.lo == 0 {
+		fmt.Println("marked 0")
+		return
+	}
+	var keep [][]byte
+	for i := 0; ; i++ {
+		keep = append(keep, make([]byte, 512))
+		if len(keep) == 1024 {
+			keep = keep[:0]
+		}
+		if i%256 == 0 {
+			metrics.Read(cycles)
+			if cycles[0].Value.Uint64() > before {
+				break
+			}
+		}
+	}
+	fmt.Printf("live %d\n", cycles[1].Value.Uint64())
+}
+
 // TestMain reserves, as main does.
 func TestMain(m *testing.M) {
+	if os.Getenv("HUGEHEAP_FIRSTGC") == "1" {
+		firstCollection()
+		os.Exit(0)
+	}
 	Reserve()
 	os.Exit(m.Run())
 }

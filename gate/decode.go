@@ -332,35 +332,33 @@ func (d *lineDecoder) parse(text []byte, base int32, member string) (int32, *Dec
 		region := text[prev:off]
 		prev = off
 		switch tok.kind {
-		case '{', '[', '}', ']':
-			switch t := tok.kind; t {
-			case '{', '[':
-				if int(base)+len(d.stack)+1 > d.lim.MaxDepth {
-					d.abandon()
-					return root, &DecodeError{Code: CodeDecodeTooDeep, Message: fmt.Sprintf(
-						"nesting is deeper than %d levels: send flatter arguments", d.lim.MaxDepth)}
-				}
-				k := decObject
-				if t == '[' {
-					k = decArray
-				}
-				i := d.add(k, base)
-				d.nodes[i].start = off - 1
-				if root < 0 {
-					root = i
-				}
-				d.stack = append(d.stack, decFrame{node: i, obj: t == '{', wantKey: t == '{', keys: len(d.keys)})
-			default: // '}' or ']'
-				f := &d.stack[len(d.stack)-1]
-				n := &d.nodes[f.node]
-				n.end = off
-				n.skip = int32(len(d.nodes))
-				if f.obj {
-					d.keys = d.keys[:f.keys]
-				}
-				d.stack[len(d.stack)-1] = decFrame{}
-				d.stack = d.stack[:len(d.stack)-1]
+		case '{', '[':
+			if int(base)+len(d.stack)+1 > d.lim.MaxDepth {
+				d.abandon()
+				return root, &DecodeError{Code: CodeDecodeTooDeep, Message: fmt.Sprintf(
+					"nesting is deeper than %d levels: send flatter arguments", d.lim.MaxDepth)}
 			}
+			obj := tok.kind == '{'
+			k := decArray
+			if obj {
+				k = decObject
+			}
+			i := d.add(k, base)
+			d.nodes[i].start = off - 1
+			if root < 0 {
+				root = i
+			}
+			d.stack = append(d.stack, decFrame{node: i, obj: obj, wantKey: obj, keys: len(d.keys)})
+		case '}', ']':
+			f := &d.stack[len(d.stack)-1]
+			n := &d.nodes[f.node]
+			n.end = off
+			n.skip = int32(len(d.nodes))
+			if f.obj {
+				d.keys = d.keys[:f.keys]
+			}
+			d.stack[len(d.stack)-1] = decFrame{}
+			d.stack = d.stack[:len(d.stack)-1]
 		case 's':
 			if len(d.stack) > 0 {
 				if f := &d.stack[len(d.stack)-1]; f.obj && f.wantKey {

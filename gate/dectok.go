@@ -135,19 +135,23 @@ func unquoteValid(b []byte, i int) (string, int) {
 			case 't':
 				out = append(out, '\t')
 			case 'u':
-				rr := hex4(s[r+2 : r+6])
-				if utf16.IsSurrogate(rr) && r+12 <= len(s) && s[r+6] == '\\' && s[r+7] == 'u' {
-					if dec := utf16.DecodeRune(rr, hex4(s[r+8:r+12])); dec != unicode.ReplacementChar {
+				// as encoding/json: a surrogate is decoded with the escape
+				// after it when the two make a pair, else it is U+FFFD
+				rr, _ := decHex4(s, r+2) // valid JSON holds four hex digits
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					lo := rune(-1)
+					if r+1 < len(s) && s[r] == '\\' && s[r+1] == 'u' {
+						lo, _ = decHex4(s, r+2)
+					}
+					if dec := utf16.DecodeRune(rr, lo); dec != unicode.ReplacementChar {
 						out = utf8.AppendRune(out, dec)
-						r += 12
+						r += 6
 						continue
 					}
-				}
-				if utf16.IsSurrogate(rr) {
 					rr = unicode.ReplacementChar
 				}
 				out = utf8.AppendRune(out, rr)
-				r += 6
 				continue
 			default: // '"', '\\', '/'
 				out = append(out, e)
@@ -163,21 +167,4 @@ func unquoteValid(b []byte, i int) (string, int) {
 		}
 	}
 	return string(out), j + 1
-}
-
-// hex4 reads four hexadecimal digits (valid JSON holds nothing else there).
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		default:
-			c = c - 'A' + 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

@@ -58,6 +58,7 @@ var decTokSeeds = []string{
 	`"lone \uD800 high, lone \uDC00 low, reversed \uDC00\uD800, high then text \uD800x"`,
 	`"high then escape \uD800\n, pair split \uD83D\u0041"`,
 	`"\u0000 nul"`,
+	`"\uD800"`, `"\uDBFF\uDFFF"`, `"\uD800\uD800\uDC00"`,
 	"\"caf\xc3\xa9 \xe4\xb8\xad\xf0\x9f\x98\x80\"",
 	"\"bad \xff byte, cut \xe4\xb8, surrogate in UTF-8 \xed\xa0\x80, overlong \xc0\xaf\"",
 	`{"k":"v","k":"w"}`,

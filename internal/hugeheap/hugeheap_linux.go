@@ -46,9 +46,8 @@ func Reserve() {
 	// one (most of it fresh pages, each faulted in and zeroed). With the
 	// collector held off, the first collection comes after mark returns
 	// and frees it.
-	old := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	mark()
-	debug.SetGCPercent(old)
 }
 
 // overcommitFile holds the kernel's overcommit policy; "2" counts every

@@ -463,7 +463,7 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 		a = append(a, "--share-net")
 	}
 	a = append(a,
-		"--die-with-parent", "--new-session", "--disable-userns",
+		"--die-with-parent", "--new-session", "--disable-userns", "--as-pid-1",
 		"--cap-drop", "ALL",
 		"--uid", strconv.Itoa(s.uid), "--gid", strconv.Itoa(s.gid),
 		"--hostname", "toolgate",

@@ -446,9 +446,16 @@ func TestExitCodesAndStreams(t *testing.T) {
 	if res.ExitCode != 7 || res.Stdout.String() != "out\n" || res.Stderr.String() != "err\n" {
 		t.Errorf("got %+v", res)
 	}
-	res = run(t, s, "kill -9 $$")
+	// A process of the box killed by a signal reports 128+n.
+	res = run(t, s, `sh -c 'kill -9 $$'; exit $?`)
 	if res.ExitCode != 137 {
-		t.Errorf("killed by SIGKILL: exit %d", res.ExitCode)
+		t.Errorf("killed by SIGKILL: exit %d: %s", res.ExitCode, output(res))
+	}
+	// The command is the box's pid 1: its own signals without a handler
+	// are ignored (doc.go), and it goes on.
+	res = run(t, s, "kill -9 $$; echo survived")
+	if res.ExitCode != 0 || res.Stdout.String() != "survived\n" {
+		t.Errorf("pid 1 killing itself: %s", output(res))
 	}
 	sub := filepath.Join(w.ws, "sub")
 	os.Mkdir(sub, 0o755)

@@ -692,7 +692,6 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	cmd.WaitDelay = 2 * time.Second
 
-	gitBefore, cfgBefore := s.snapshotGit(), s.snapshotAgentConfig()
 	start := time.Now()
 	err = cmd.Start()
 	infoW.Close()
@@ -731,12 +730,27 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		return res, e
 	}
 
+	// bwrap makes the box meanwhile: nothing in it runs before the release
+	// below, and bwrap changes nothing on the host (its mounts land on paths
+	// that existed when the command line was made), so the state the
+	// command is checked against afterwards is taken now, and the cgroup
+	// made ready.
+	gitBefore, cfgBefore := s.snapshotGit(), s.snapshotAgentConfig()
+	if s.cg != nil {
+		if cg, err = s.takeCgroup(); err != nil {
+			return abort(fmt.Errorf("cannot make the box's cgroup: %w", err))
+		}
+	}
+
 	var info struct {
 		ChildPid int `json:"child-pid"`
 	}
 	_ = infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if derr := json.NewDecoder(infoR).Decode(&info); derr != nil || info.ChildPid <= 0 {
 		_ = cmd.Wait() // bwrap failed before making the box; its stderr says why
+		if cg != nil {
+			s.recycleCgroup(cg) // nothing joined it
+		}
 		msg := strings.TrimSpace(stderr.Text().String())
 		if msg == "" && derr != nil {
 			msg = derr.Error()
@@ -744,10 +758,7 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 		return res, &setupError{fmt.Errorf("bubblewrap failed to set up the box: %s", msg)}
 	}
 	child = info.ChildPid
-	if s.cg != nil {
-		if cg, err = s.takeCgroup(); err != nil {
-			return abort(fmt.Errorf("cannot make the box's cgroup: %w", err))
-		}
+	if cg != nil {
 		// The box's pid 1 starts every process of the box; bwrap's outer
 		// process only waits for it.
 		if err = cg.join(child); err != nil {

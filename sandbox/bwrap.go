@@ -508,14 +508,18 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 			a = append(a, "--setenv", d.env[i], d.env[i+1])
 		}
 		a = append(a, "--")
+		if s.prologue != "" {
+			// The prologue's bash starts the program as its last command,
+			// which bash execs without a fork, with PWD, SHLVL and _ as
+			// bash -c would have given it (an explicit exec would drop _).
+			a = append(a, s.bash, "-c", s.prologue+`"$@"`, "bash")
+		}
 		return append(a, d.argv...), nil
 	}
 	if s.prologue != "" {
-		a = append(a, "--", s.bash, "-c", s.prologue, "bash", req.Command)
-	} else {
-		a = append(a, "--", s.bash, "-c", req.Command)
+		return append(a, "--", s.bash, "-c", s.prologue+"exec "+s.bash+` -c "$1"`, "bash", req.Command), nil
 	}
-	return a, nil
+	return append(a, "--", s.bash, "-c", req.Command), nil
 }
 
 // gitGuards makes the workspace repository's hooks and config read-only in

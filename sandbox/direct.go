@@ -49,7 +49,7 @@ type direct struct {
 // directRun returns how to run command in dir without bash, or nil when
 // bash must run it.
 func (s *Sandbox) directRun(command, dir string) *direct {
-	if s.prologue != "" || len(command) > directLimit || strings.ContainsRune(command, 0) {
+	if len(command) > directLimit || strings.ContainsRune(command, 0) {
 		return nil
 	}
 	argv := literalArgv(command)

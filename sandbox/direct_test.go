@@ -150,7 +150,13 @@ func TestDirectRunMatchesBash(t *testing.T) {
 		}
 		return
 	}
-	for _, cmd := range cmds {
+	// With the rlimits set by a prologue (bwrap run as the workspace's
+	// owner by a root without CAP_SYS_RESOURCE), whose bash starts the
+	// program, too.
+	prologues := []string{"", s.limitsPrologue()}
+	for i := 0; i < 2*len(cmds); i++ {
+		s.prologue = prologues[i/len(cmds)]
+		cmd := cmds[i%len(cmds)]
 		d, b := runBoth(cmd)
 		if cmd == "env" {
 			// Bash orders its environment its own way.
@@ -162,7 +168,7 @@ func TestDirectRunMatchesBash(t *testing.T) {
 			d.stdout, b.stdout = sortLines(d.stdout), sortLines(b.stdout)
 		}
 		if d != b {
-			t.Errorf("%q:\n direct %+v\n bash   %+v", cmd, d, b)
+			t.Errorf("%q (prologue %v):\n direct %+v\n bash   %+v", cmd, s.prologue != "", d, b)
 		}
 	}
 }

@@ -200,7 +200,8 @@ type Sandbox struct {
 	inflight sync.WaitGroup // runs in progress
 	// prologue sets the rlimits from inside the box when toolgate cannot
 	// (bwrap runs as another user, and prlimit on another user's process
-	// needs CAP_SYS_RESOURCE).
+	// needs CAP_SYS_RESOURCE, which a root confined by its container may
+	// lack). It costs a bash, and the direct start.
 	prologue string
 
 	fixedDone chan struct{} // closed once fixed is set
@@ -354,7 +355,7 @@ func New(cfg Config) (*Sandbox, error) {
 			s.cred = &syscall.Credential{Uid: uint32(s.uid), Gid: uint32(s.gid), Groups: []uint32{}}
 		}
 		s.seccomp = seccompProgram()
-		if s.cred != nil {
+		if s.cred != nil && !capable(unix.CAP_SYS_RESOURCE) {
 			s.prologue = s.limitsPrologue()
 		}
 		s.cg, s.cgErr = findCgroups()
@@ -884,16 +885,27 @@ func (s *Sandbox) limitsValues() (core, fsize, cpu, nproc, as uint64) {
 }
 
 // limitsPrologue is the shell text that sets the rlimits in the box before
-// it runs the command as bash -c "$1". Hard and soft limits are both set,
-// so nothing in the box can raise them again; if one cannot be set the
-// command does not run.
+// the command runs (args appends how: exec bash -c "$1", or "$@" for a
+// program bash would only have looked up and started). Hard and soft
+// limits are both set, so nothing in the box can raise them again; if one
+// cannot be set the command does not run.
 func (s *Sandbox) limitsPrologue() string {
 	_, fsize, cpu, nproc, as := s.limitsValues()
 	p := fmt.Sprintf("ulimit -H -S -c 0 -f %d -t %d -u %d", fsize/1024, cpu, nproc)
 	if as > 0 {
 		p += fmt.Sprintf(" -v %d", as/1024)
 	}
-	return p + ` || { echo "toolgate: the sandbox's limits could not be set" >&2; exit 126; }; exec ` + s.bash + ` -c "$1"`
+	return p + ` || { echo "toolgate: the sandbox's limits could not be set" >&2; exit 126; }; `
+}
+
+// capable says whether this process has capability c in its effective set.
+func capable(c int) bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	return data[c/32].Effective&(1<<(uint(c)%32)) != 0
 }
 
 // setRlimits bounds each process of the box. They are set on the box's pid

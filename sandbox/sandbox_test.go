@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // world is a throwaway host layout: a workspace, a fake home holding canary
@@ -663,16 +665,35 @@ func TestWorkspaceOwnerRunsTheBox(t *testing.T) {
 	if s.HostRoot() || s.cred == nil {
 		t.Fatalf("box not handed to the owner: hostRoot=%v", s.HostRoot())
 	}
+	// Root with CAP_SYS_RESOURCE sets the rlimits with prlimit, as for its
+	// own boxes; the bash prologue is for a root without it.
+	if capable(unix.CAP_SYS_RESOURCE) && s.prologue != "" {
+		t.Errorf("root with CAP_SYS_RESOURCE still uses the ulimit prologue")
+	}
 	if err := s.Check(context.Background()); err != nil {
 		t.Skipf("bubblewrap cannot run as uid 1000 here: %v", err)
 	}
-	res, err := s.Run(context.Background(), Request{Command: "id -u; echo hi > f; ulimit -f; head -c 10000000 /dev/zero > big; echo $?"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Fields(res.Stdout.String())
-	if len(lines) < 3 || lines[0] != "1000" || lines[1] != "4096" || lines[2] == "0" {
-		t.Errorf("owner box: %q %q", res.Stdout.String(), res.Stderr.String())
+	// Both ways of setting the limits: prlimit from here, and the prologue
+	// a root without CAP_SYS_RESOURCE uses.
+	for _, prologue := range []string{s.prologue, s.limitsPrologue()} {
+		s.prologue = prologue
+		res, err := s.Run(context.Background(), Request{Command: "id -u; echo hi > f; ulimit -f; head -c 10000000 /dev/zero > big; echo $?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Fields(res.Stdout.String())
+		if len(lines) < 3 || lines[0] != "1000" || lines[1] != "4096" || lines[2] == "0" {
+			t.Errorf("owner box (prologue %v): %q %q", prologue != "", res.Stdout.String(), res.Stderr.String())
+		}
+		// A program started without bash -c has the limits too.
+		req := Request{Command: "bash -c 'ulimit -f'"}
+		if s.directRun(req.Command, ws) == nil {
+			t.Fatalf("%q is not started directly", req.Command)
+		}
+		res, err = s.Run(context.Background(), req)
+		if err != nil || strings.Fields(res.Stdout.String())[0] != "4096" {
+			t.Errorf("direct start in an owner box (prologue %v): %q %q %v", prologue != "", res.Stdout.String(), res.Stderr.String(), err)
+		}
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(filepath.Join(ws, "f"), &st); err != nil || st.Uid != 1000 {

@@ -42,8 +42,11 @@ func (c *decisionCache) worthIt() bool {
 	return true
 }
 
+// newDecisionCache makes an empty cache: its first generation grows as it
+// fills (made at full size, its table alone was a quarter of a one-call
+// hook's heap, every page of it touched).
 func newDecisionCache(max int) *decisionCache {
-	return &decisionCache{max: max, cur: make(map[string]Result, max)}
+	return &decisionCache{max: max, cur: map[string]Result{}}
 }
 
 func (c *decisionCache) get(key string) (Result, bool) {

@@ -260,24 +260,23 @@ type param struct {
 // panics on a value that cannot be encoded: the definitions above are fixed,
 // and the tests build them.
 func object(params ...param) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteString(`{"type":"object","properties":{`)
+	b := []byte(`{"type":"object","properties":{`)
 	required := []string{}
 	for i, p := range params {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(mustJSON(p.name))
-		b.WriteByte(':')
-		b.Write(mustJSON(p.schema))
+		b = appendJSONString(b, p.name)
+		b = append(b, ':')
+		b = appendJSON(b, p.schema)
 		if p.required {
 			required = append(required, p.name)
 		}
 	}
-	b.WriteString(`},"required":`)
-	b.Write(mustJSON(required))
-	b.WriteString(`,"additionalProperties":false}`)
-	return json.RawMessage(b.Bytes())
+	b = append(b, `},"required":`...)
+	b = appendJSON(b, required)
+	b = append(b, `,"additionalProperties":false}`...)
+	return json.RawMessage(b)
 }
 
 // mustJSON encodes v without escaping <, > and &, which would make the

@@ -1645,6 +1645,7 @@ func (r *run) config(st *state) *expand.Config {
 			if r.glob > r.opts.MaxGlob {
 				return nil, errGlobBudget
 			}
+			r.stats.seed(dir, ents)
 			return ents, err
 		}
 	}

@@ -3,7 +3,6 @@ package parser
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"path"
 	"strings"
 	"syscall"
@@ -58,7 +57,7 @@ func (r *run) looksLikeGitDir(dir, except string) bool {
 			continue
 		}
 		p := dir + "/" + e
-		if _, err := os.Lstat(p); err != nil && !r.madeDirs[p] && !r.scriptWrote(p) {
+		if r.stats.look(p).missing && !r.madeDirs[p] && !r.scriptWrote(p) {
 			return false
 		}
 	}

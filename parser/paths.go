@@ -1,7 +1,6 @@
 package parser
 
 import (
-	"os"
 	"path"
 	"strings"
 )
@@ -154,7 +153,7 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 		}
 		if last := path.Base(text); f.noFollow && !strings.HasSuffix(text, "/") && last != "." && last != ".." {
 			// the link itself: its directory resolved, its own name kept
-			if fi, err := os.Lstat(p.Abs); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			if r.stats.look(p.Abs).link {
 				if dir, ok, _ := r.resolve(path.Dir(p.Abs)); ok {
 					real, exists, loop = strings.TrimSuffix(dir, "/")+"/"+path.Base(p.Abs), true, false
 					p.link = true

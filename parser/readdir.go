@@ -71,7 +71,7 @@ func appendDirents(ents []fs.DirEntry, dir string, b []byte) []fs.DirEntry {
 		if len(name) == 0 || string(name) == "." || string(name) == ".." {
 			continue
 		}
-		e := &dirEntry{dir: dir, name: string(name)}
+		e := &dirEntry{dir: dir, name: string(name), known: true}
 		switch typ {
 		case unix.DT_DIR:
 			e.typ = fs.ModeDir
@@ -89,6 +89,8 @@ func appendDirents(ents []fs.DirEntry, dir string, b []byte) []fs.DirEntry {
 		default: // DT_UNKNOWN: the file system does not say; lstat does
 			if fi, err := os.Lstat(path.Join(dir, e.name)); err == nil {
 				e.typ = fi.Mode().Type()
+			} else {
+				e.known = false
 			}
 		}
 		ents = append(ents, e)
@@ -104,6 +106,7 @@ func sortEntries(ents []fs.DirEntry) {
 type dirEntry struct {
 	dir, name string
 	typ       fs.FileMode
+	known     bool // typ is what lstat says (not a failed lstat's zero)
 }
 
 func (e *dirEntry) Name() string               { return e.name }

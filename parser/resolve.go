@@ -3,6 +3,7 @@ package parser
 import (
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -118,6 +119,31 @@ func (m statMemo) look(p string) linkInfo {
 		m[p] = li
 	}
 	return li
+}
+
+// seed remembers what a listing of dir said about its entries, which is
+// what lstat would say of each (the type of the entry itself, dir reached
+// through any links), so the paths a glob matched are classified without
+// a stat each. Links are left to look, which reads their targets; so is
+// any entry when dir is not an absolute, clean path.
+func (m statMemo) seed(dir string, ents []fs.DirEntry) {
+	if m == nil || !path.IsAbs(dir) || path.Clean(dir) != dir {
+		return
+	}
+	if dir == "/" {
+		dir = ""
+	}
+	for _, e := range ents {
+		de, ok := e.(*dirEntry)
+		if !ok || !de.known || de.typ&fs.ModeSymlink != 0 {
+			continue
+		}
+		t := de.typ
+		p := dir + "/" + de.name
+		if _, ok := m[p]; !ok {
+			m[p] = linkInfo{dir: t.IsDir()}
+		}
+	}
 }
 
 // resolveAt walks p, taking p[:start] as already resolved.

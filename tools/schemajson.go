@@ -23,23 +23,9 @@ func appendJSON(b []byte, v any) []byte {
 	case int:
 		return strconv.AppendInt(b, int64(v), 10)
 	case []string:
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, s)
-		}
-		return append(b, ']')
+		return appendJSONArray(b, v, appendJSONString)
 	case []any:
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, e)
-		}
-		return append(b, ']')
+		return appendJSONArray(b, v, appendJSON)
 	case map[string]any:
 		keys := make([]string, 0, len(v))
 		for k := range v {
@@ -58,6 +44,19 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, '}')
 	}
 	panic(fmt.Sprintf("tools: cannot encode schema part of type %T", v))
+}
+
+// appendJSONArray appends the elements of xs, each written by each, as a
+// JSON array.
+func appendJSONArray[T any](b []byte, xs []T, each func([]byte, T) []byte) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(b, x)
+	}
+	return append(b, ']')
 }
 
 // appendJSONString quotes s as encoding/json does without HTML escaping:

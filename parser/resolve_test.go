@@ -432,3 +432,34 @@ func TestResolveFromBases(t *testing.T) {
 		t.Error("the memo learnt nothing")
 	}
 }
+
+// TestSeedAgreesWithLstat: what a listing puts in the memo is what look
+// finds by lstat for the same path, and links are left to look.
+func TestSeedAgreesWithLstat(t *testing.T) {
+	dir := resolveTempDir(t)
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+	os.Symlink("d", filepath.Join(dir, "l"))
+	syscall.Mkfifo(filepath.Join(dir, "p"), 0o644)
+	ents, err := readDir(dir)
+	if err != nil || len(ents) != 4 {
+		t.Fatalf("readDir: %v %v", ents, err)
+	}
+	seeded := statMemo{}
+	seeded.seed(dir, ents)
+	if _, ok := seeded[dir+"/l"]; ok {
+		t.Errorf("a link was seeded without its target")
+	}
+	for _, name := range []string{"d", "f", "l", "p"} {
+		p := dir + "/" + name
+		if got, want := seeded.look(p), (statMemo{}).look(p); got != want {
+			t.Errorf("%s: seeded %+v, lstat %+v", name, got, want)
+		}
+	}
+	// A relative or unclean directory seeds nothing.
+	other := statMemo{}
+	other.seed(dir+"/./", ents)
+	if len(other) != 0 {
+		t.Errorf("unclean directory seeded %v", other)
+	}
+}

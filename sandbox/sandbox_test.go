@@ -691,7 +691,7 @@ func TestWorkspaceOwnerRunsTheBox(t *testing.T) {
 			t.Fatalf("%q is not started directly", req.Command)
 		}
 		res, err = s.Run(context.Background(), req)
-		if err != nil || strings.Fields(res.Stdout.String())[0] != "4096" {
+		if err != nil || strings.TrimSpace(res.Stdout.String()) != "4096" {
 			t.Errorf("direct start in an owner box (prologue %v): %q %q %v", prologue != "", res.Stdout.String(), res.Stderr.String(), err)
 		}
 	}

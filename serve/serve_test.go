@@ -845,3 +845,71 @@ func TestHookEndpoint(t *testing.T) {
 		t.Fatalf("no Hook: %d %s", code, body)
 	}
 }
+
+// TestHTTPHookEndpoint: Claude Code's http hooks run the tool on any
+// non-2xx answer, so /v1/hook/claude-code/http answers every failure 200
+// with a deny (audited); without X-Toolgate-Workspace the service's own
+// workspace is meant.
+func TestHTTPHookEndpoint(t *testing.T) {
+	var gotWS string
+	f := start(t, setup{mode: sandbox.ModeNone, mutate: func(o *Options) {
+		o.MaxBody = 4096
+		o.Hook = func(_ context.Context, ws string, event []byte) ([]byte, error) {
+			gotWS = ws
+			switch string(event) {
+			case `"panic"`:
+				panic("the mapper broke")
+			case `"bad"`:
+				return nil, errors.New("the event is not a PreToolUse event")
+			}
+			return []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}` + "\n"), nil
+		}
+	}})
+	code, body := f.do(t, "POST", HTTPHookPath, `{"tool_name":"Bash"}`)
+	if code != 200 || !strings.Contains(body, `"permissionDecision":"allow"`) || gotWS != f.r.Gate().Workspace() {
+		t.Fatalf("no workspace header: %d %q, Hook got workspace %q (want the service's %q)", code, body, gotWS, f.r.Gate().Workspace())
+	}
+	if code, body := f.do(t, "POST", HTTPHookPath, `{}`, WorkspaceHeader, f.ws); code != 200 || !strings.Contains(body, `"allow"`) {
+		t.Fatalf("the service's workspace named: %d %q", code, body)
+	}
+	denials := []struct {
+		name, body, why string
+		hdr             []string
+	}{
+		{"the Hook fails", `"bad"`, "not a PreToolUse event", nil},
+		{"the Hook panics", `"panic"`, "internal error: the mapper broke", nil},
+		{"too large", `"` + strings.Repeat("x", 5000) + `"`, "larger than the service's 4096-byte limit", nil},
+		{"another home", `{}`, "judges ~ as", []string{HomeHeader, "/elsewhere"}},
+	}
+	for _, d := range denials {
+		code, body := f.do(t, "POST", HTTPHookPath, d.body, d.hdr...)
+		var ans struct {
+			Out struct {
+				Event    string `json:"hookEventName"`
+				Decision string `json:"permissionDecision"`
+				Reason   string `json:"permissionDecisionReason"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(body), &ans); err != nil || code != 200 {
+			t.Errorf("%s: %d %q (%v)", d.name, code, body, err)
+			continue
+		}
+		o := ans.Out
+		if o.Event != "PreToolUse" || o.Decision != "deny" || !strings.Contains(o.Reason, d.why) || !strings.HasSuffix(o.Reason, "; the call is blocked") {
+			t.Errorf("%s: %+v", d.name, o)
+		}
+	}
+	b, _ := os.ReadFile(f.log)
+	if n := strings.Count(string(b), `"rule":"`+CodeHookUnanswered+`"`); n != len(denials) {
+		t.Errorf("the audit log holds %d %s denials, want %d:\n%s", n, CodeHookUnanswered, len(denials), b)
+	}
+	if res := audit.Verify([]string{f.log}, audit.VerifyOptions{}); res.Problem != nil {
+		t.Errorf("audit log: %v", res.Problem)
+	}
+
+	// A service without a hook denies too.
+	g := start(t, setup{mode: sandbox.ModeNone})
+	if code, body := g.do(t, "POST", HTTPHookPath, `{}`); code != 200 || !strings.Contains(body, `"deny"`) || !strings.Contains(body, "does not answer hook events") {
+		t.Fatalf("no Hook: %d %s", code, body)
+	}
+}

@@ -162,6 +162,7 @@ var routes = map[string]route{
 	"/v1/check":            {http.MethodPost, (*Server).check},
 	"/v1/run":              {http.MethodPost, (*Server).run},
 	"/v1/hook/claude-code": {http.MethodPost, (*Server).hookClaude},
+	HTTPHookPath:           {http.MethodPost, (*Server).hookClaudeHTTP},
 	"/v1/tools":            {http.MethodGet, (*Server).listTools},
 	"/healthz":             {http.MethodGet, (*Server).health},
 	"/metrics":             {http.MethodGet, (*Server).metricsPage},
@@ -216,7 +217,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !known {
-		fail(w, http.StatusNotFound, "no such endpoint; see POST /v1/check, POST /v1/run, POST /v1/hook/claude-code, GET /v1/tools, GET /healthz, GET /metrics")
+		fail(w, http.StatusNotFound, "no such endpoint; see POST /v1/check, POST /v1/run, POST /v1/hook/claude-code, POST /v1/hook/claude-code/http, GET /v1/tools, GET /healthz, GET /metrics")
 		return
 	}
 	if r.Method != rt.method && !(rt.method == http.MethodGet && r.Method == http.MethodHead) {
@@ -355,6 +356,89 @@ func (s *Server) hookClaude(ctx context.Context, w http.ResponseWriter, r *http.
 	w.Header().Set("Content-Length", strconv.Itoa(len(ans)))
 	w.WriteHeader(http.StatusOK)
 	w.Write(ans)
+}
+
+// HTTPHookPath is the endpoint for Claude Code's own http hooks (a hook
+// of "type": "http" that posts the PreToolUse event here, no process per
+// call).
+const HTTPHookPath = "/v1/hook/claude-code/http"
+
+// CodeHookUnanswered is the rule of the deny an http hook gets when the
+// service cannot decide its event.
+const CodeHookUnanswered = "hook.unanswered"
+
+// hookClaudeHTTP answers Claude Code's http hook. Claude Code takes a
+// non-2xx answer as a non-blocking error and runs the tool, so whatever
+// goes wrong once the request is routed here is answered 200 with a deny
+// saying why (and audited), never with an HTTP error.
+func (s *Server) hookClaudeHTTP(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	var answered bool
+	answer := func(ans []byte) {
+		answered = true
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(ans)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(ans)
+	}
+	deny := func(why string) {
+		res := gate.Result{ID: fmt.Sprintf("line-%d", s.seq.Add(1)), Tool: "claude-code.hook", Decision: "deny",
+			Reasons: []gate.Reason{{Rule: CodeHookUnanswered, Message: why}}}
+		s.record(gate.Call{ID: res.ID, Tool: res.Tool}, &res)
+		s.m.decision(res.Decision, CodeHookUnanswered)
+		answer(hookDeny("toolgate: " + why + "; the call is blocked"))
+	}
+	defer func() {
+		// net/http would drop the connection on a panic: a non-blocking
+		// error to Claude Code, which then runs the tool.
+		if v := recover(); v != nil && !answered {
+			deny(fmt.Sprintf("internal error: %v", v))
+		}
+	}()
+	if s.o.Hook == nil {
+		deny("this service does not answer hook events")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, s.o.MaxBody+1))
+	switch {
+	case err != nil:
+		deny("reading the hook event: " + err.Error())
+		return
+	case int64(len(body)) > s.o.MaxBody:
+		deny(fmt.Sprintf("the hook event is larger than the service's %d-byte limit", s.o.MaxBody))
+		return
+	}
+	g := s.o.Runner.Gate()
+	if home := r.Header.Get(HomeHeader); home != "" && home != g.Home() {
+		deny(fmt.Sprintf("this service judges ~ as %s, not %s", g.Home(), home))
+		return
+	}
+	// Without the header the service's own workspace is meant; with it,
+	// a service for another workspace denies (as the other endpoints
+	// answer 409).
+	ws := g.Workspace()
+	if want := r.Header.Get(WorkspaceHeader); want != "" {
+		ws = filepath.Clean(want)
+		if real, err := filepath.EvalSymlinks(ws); err == nil {
+			ws = real
+		}
+	}
+	ans, err := s.o.Hook(ctx, ws, body)
+	if err != nil {
+		deny(err.Error())
+		return
+	}
+	answer(ans)
+}
+
+// hookDeny is a Claude Code PreToolUse deny, written as hook.Answer.JSON
+// writes it (serve cannot import hook, whose tests use serve).
+func hookDeny(reason string) []byte {
+	b, err := marshal(map[string]map[string]string{"hookSpecificOutput": {
+		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}})
+	if err != nil { // strings only: cannot happen
+		return []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}` + "\n")
+	}
+	return b
 }
 
 // run decides every call of the body and executes the allowed ones.

@@ -47,6 +47,10 @@ execution as 'run', over HTTP/1.1 on loopback TCP or a unix socket.
 
   POST /v1/check   body: one input line (any shape 'check' reads) → {"results":[…]}
   POST /v1/run     the same → {"records":[…]} (allowed calls run)
+  POST /v1/hook/claude-code       a Claude Code PreToolUse event → the hook's
+                                  answer (toolgate-hook's endpoint)
+  POST /v1/hook/claude-code/http  the same for Claude Code's own http hooks:
+                                  a failure is a 200 deny, never an error
   GET  /v1/tools   the tool definitions
   GET  /healthz    {"status":"ok","policy":"<digest>","workspace":"…"}
   GET  /metrics    Prometheus text format

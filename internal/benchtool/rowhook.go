@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -34,10 +38,12 @@ func hookAnswer(b []byte) (string, error) {
 	return "", fmt.Errorf("the hook's answer has permissionDecision %q", h.PermissionDecision)
 }
 
-// daemon is a running `toolgate serve --socket`.
+// daemon is a running `toolgate serve`, on a unix socket or (url) on
+// loopback TCP.
 type daemon struct {
 	cmd    *exec.Cmd
 	socket string
+	url    string // http://127.0.0.1:PORT for a --listen daemon
 }
 
 func (d *daemon) stop() {
@@ -55,17 +61,25 @@ func (d *daemon) stop() {
 	}
 }
 
-// startDaemon starts `toolgate serve --socket` for the fixture workspace
-// and waits until it accepts connections.
-func (b *bench) startDaemon(tg, dir string) (*daemon, error) {
-	d := &daemon{socket: filepath.Join(dir, "toolgate.sock")}
-	errf, err := os.Create(filepath.Join(dir, "serve.err"))
+var servingOn = regexp.MustCompile(`serving on (http://127\.0\.0\.1:\d+)`)
+
+// startDaemon starts `toolgate serve` for the fixture workspace, on a unix
+// socket in dir or, with tcp, on a free loopback port, and waits until it
+// accepts connections. name keeps two daemons' files apart.
+func (b *bench) startDaemon(tg, dir, name string, tcp bool) (*daemon, error) {
+	d := &daemon{}
+	errf, err := os.Create(filepath.Join(dir, name+".err"))
 	if err != nil {
 		return nil, err
 	}
 	defer errf.Close()
-	d.cmd = exec.Command(tg, "serve", "--socket", d.socket, "--workspace", b.ws, "--sandbox", "none",
-		"--audit", filepath.Join(dir, "serve-audit.jsonl"))
+	where := []string{"--listen", "127.0.0.1:0"}
+	if !tcp {
+		d.socket = filepath.Join(dir, name+".sock")
+		where = []string{"--socket", d.socket}
+	}
+	d.cmd = exec.Command(tg, append(append([]string{"serve"}, where...), "--workspace", b.ws, "--sandbox", "none",
+		"--audit", filepath.Join(dir, name+"-audit.jsonl"))...)
 	d.cmd.Dir, d.cmd.Env, d.cmd.Stderr = b.ws, b.env(), errf
 	// Gone with us even if we are killed before stop runs.
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
@@ -74,7 +88,12 @@ func (b *bench) startDaemon(tg, dir string) (*daemon, error) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if c, err := net.Dial("unix", d.socket); err == nil {
+		if tcp {
+			if msg, _ := os.ReadFile(errf.Name()); servingOn.Match(msg) {
+				d.url = string(servingOn.FindSubmatch(msg)[1])
+				return d, nil
+			}
+		} else if c, err := net.Dial("unix", d.socket); err == nil {
 			c.Close()
 			return d, nil
 		}
@@ -82,7 +101,26 @@ func (b *bench) startDaemon(tg, dir string) (*daemon, error) {
 	}
 	d.stop()
 	msg, _ := os.ReadFile(errf.Name())
-	return nil, fmt.Errorf("toolgate serve --socket did not come up within 30 s: %s", strings.TrimSpace(string(msg)))
+	return nil, fmt.Errorf("toolgate serve did not come up within 30 s: %s", strings.TrimSpace(string(msg)))
+}
+
+// postHook posts the event to a --listen daemon's endpoint for Claude
+// Code's http hooks, on a new connection, as a hook of "type": "http"
+// does, and returns the answer's decision.
+func postHook(client *http.Client, url string, event []byte) (string, error) {
+	resp, err := client.Post(url+"/v1/hook/claude-code/http", "application/json", bytes.NewReader(event))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	ans, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", err
+	}
+	if resp.StatusCode != 200 {
+		return "", fmt.Errorf("the http hook endpoint answered %d: %s", resp.StatusCode, ans)
+	}
+	return hookAnswer(ans)
 }
 
 // rowHook: row 4. One `toolgate hook claude-code` process per call, cold
@@ -107,11 +145,17 @@ func (b *bench) rowHook(s *section) error {
 	if err := os.WriteFile(eventFile, event, 0o644); err != nil {
 		return err
 	}
-	d, err := b.startDaemon(tg, dir)
+	d, err := b.startDaemon(tg, dir, "serve", false)
 	if err != nil {
 		return err
 	}
 	defer d.stop()
+	hd, err := b.startDaemon(tg, dir, "serve-http", true)
+	if err != nil {
+		return err
+	}
+	defer hd.stop()
+	httpClient := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 
 	out, errf := filepath.Join(dir, "out.json"), filepath.Join(dir, "err.txt")
 	env := b.env("CLAUDE_PROJECT_DIR=" + b.ws)
@@ -127,6 +171,16 @@ func (b *bench) rowHook(s *section) error {
 		return proc{path: tg, args: args, dir: b.ws, env: env, stdin: eventFile, stdout: out, stderr: errf}
 	}
 	decisions := map[string]int{}
+	runHTTP := func() (time.Duration, error) {
+		start := time.Now()
+		dec, err := postHook(httpClient, hd.url, event)
+		took := time.Since(start)
+		if err != nil {
+			return 0, err
+		}
+		decisions[dec]++
+		return took, nil
+	}
 	var runProc func(p proc, daemon bool) (time.Duration, error)
 	runHook := func(daemon bool) (time.Duration, error) {
 		return runProc(hook(daemon), daemon)
@@ -167,11 +221,14 @@ func (b *bench) rowHook(s *section) error {
 			return err
 		}
 	}
+	if _, err := runHTTP(); err != nil {
+		return err
+	}
 	truePath, err := exec.LookPath("true")
 	if err != nil {
 		truePath = "/bin/true"
 	}
-	var spawn, help, cold, warm, thin []float64
+	var spawn, help, cold, warm, thin, viaHTTP []float64
 	timed := func(p proc, dst *[]float64) func(int) error {
 		return func(int) error {
 			o, err := p.mustSucceed(p.run())
@@ -199,6 +256,11 @@ func (b *bench) rowHook(s *section) error {
 			d, err := runClient()
 			thin = append(thin, ms(d))
 			return err
+		},
+		func(int) error {
+			d, err := runHTTP()
+			viaHTTP = append(viaHTTP, ms(d))
+			return err
 		})
 	if err != nil {
 		return err
@@ -213,10 +275,12 @@ func (b *bench) rowHook(s *section) error {
 		s.note("toolgate-hook not measured: %v", clientErr)
 	}
 	s.add("hook cold (no daemon: loads the policy)", "ms", cold).vs("daemon", ratios(cold, warm)).atMost(30)
+	s.add("Claude Code http hook: POST to a warm `serve --listen` (no process)", "ms", viaHTTP).vs("true", ratios(viaHTTP, spawn))
 	s.note("event: Bash `ls -la` in the fixture workspace, CLAUDE_PROJECT_DIR set; answers checked each time (%s)", fmtDecisions(decisions))
 	s.note("cold: --audit FILE (default --fsync always); daemon: toolgate serve --socket --sandbox none --audit FILE (fsync always), %d records written by it", served)
 	s.note("`toolgate hook --help` starts the same binary (Go runtime and package init) and exits without loading a policy (plain --help is handed to toolgate-full by the small build)")
 	s.note("toolgate-hook: the small client (cmd/toolgate-hook) that hands the event to the daemon's /v1/hook/claude-code")
+	s.note("http hook: what a hook of \"type\": \"http\" costs, with no process per call: the event posted on a new loopback connection to /v1/hook/claude-code/http of a second daemon (serve --listen, same flags), the answer checked; not the issue's process-per-call measure")
 	return nil
 }
 

@@ -151,6 +151,7 @@ type run struct {
 	cls       *classifier
 	facts     *Facts
 	glob      int // directory entries read so far
+	globOver  int // directory reads refused for the budget: mvdan/sh drops some of those errors
 	// links made by the script (ln -s) that do not exist yet: link → target
 	links map[string]string
 	// calls between functions made in the background or a pipeline
@@ -1643,6 +1644,7 @@ func (r *run) config(st *state) *expand.Config {
 			ents, err := readDir(dir)
 			r.glob += len(ents) + 1
 			if r.glob > r.opts.MaxGlob {
+				r.globOver++
 				return nil, errGlobBudget
 			}
 			r.stats.seed(dir, ents)
@@ -1676,7 +1678,15 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		var fs []string
 		err := errBraceBudget
 		if braceCount(w, r.opts.MaxBraces) <= r.opts.MaxBraces {
+			over := r.globOver
 			fs, err = expand.Fields(r.config(st), w)
+			if err == nil && r.globOver != over {
+				// A directory below a ** was not read for the budget, and
+				// mvdan/sh takes an unreadable directory for an empty
+				// one: the list is partial, and judging it as whole
+				// would let cat /usr/** through.
+				fs, err = nil, errGlobBudget
+			}
 		}
 		if err != nil {
 			text, pattern := r.render(w, st)

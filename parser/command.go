@@ -69,6 +69,7 @@ var wrapperSpecs = map[string]wspec{
 	"prlimit":          {opts: "p:"},
 	"ssh-agent":        {opts: "a:E:P:t:"},
 	"dbus-run-session": {long: map[string]bool{"--config-file": true, "--dbus-daemon": true}},
+	"dbus-launch":      {long: map[string]bool{"--config-file": true, "--autolaunch": true}},
 	"xvfb-run":         {opts: "n:s:f:e:p:w:l", long: map[string]bool{"--server-num": true, "--server-args": true, "--auth-file": true, "--error-file": true, "--xauth-protocol": true, "--wait": true}},
 	"rlwrap":           {opts: "a:b:C:D:e:f:F:g:H:l:o:O:p:P:q:s:S:t:w:z:"},
 	"valgrind":         {},
@@ -112,6 +113,12 @@ var wrapperSpecs = map[string]wspec{
 	"dtach":        {opts: "A:a:c:n:N:p:r:e:Ezq"},
 	"abduco":       {opts: "c:n:A:a:e:fr"},
 	"rr":           {opts: "", positional: 1},
+}
+
+// tracePipe says whether the value of strace's (or ltrace's) -o is a shell
+// command the trace is piped to ("|cmd", "!cmd"), or could be one.
+func tracePipe(v field) bool {
+	return v.dynamic || strings.HasPrefix(v.text, "|") || strings.HasPrefix(v.text, "!")
 }
 
 // cmdStringOpts are wrapper options whose value is a shell command line.
@@ -340,6 +347,7 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 	}
 	strOpt := cmdStringOpts[name]
 	var cmdString *field
+	var pipeTo *field // strace -o '|CMD': the trace goes to a shell command
 	query := false
 	setCwd := func(v field) {
 		p := r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "cwd", idx, name)
@@ -414,6 +422,9 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 				vv := v
 				fd.argFile = &vv
 			case key == "--unset":
+			case key == "--output" && (name == "strace" || name == "ltrace") && tracePipe(v):
+				vv := v
+				pipeTo = &vv
 			case key == "--output" && (name == "time" || name == "strace" || name == "ltrace"):
 				r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
 			}
@@ -456,6 +467,9 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 				case (name == "xargs" || name == "parallel" || name == "sem") && ch == 'a':
 					vv := v
 					fd.argFile = &vv
+				case (name == "strace" || name == "ltrace") && ch == 'o' && tracePipe(v):
+					vv := v
+					pipeTo = &vv
 				case name == "strace" && ch == 'o', name == "ltrace" && ch == 'o', name == "time" && ch == 'o', name == "daemonize" && (ch == 'o' || ch == 'e' || ch == 'p' || ch == 'l'):
 					r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
 				}
@@ -503,6 +517,15 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 					break
 				}
 			}
+		}
+	}
+	if pipeTo != nil {
+		// The traced command runs as well: judge the pipe's command here
+		// and go on with the rest.
+		if pipeTo.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: pipeTo.text, Cmd: idx})
+		} else if err := r.nested(pipeTo.text[1:], &state{cwd: *cwd, vars: st.vars}, sc, "nested-shell"); err != nil {
+			return nil, "done", err
 		}
 	}
 	rest := argv[i:]

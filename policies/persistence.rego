@@ -173,6 +173,21 @@ git_config_change(c) if {
 	ops[0] == "edit"
 }
 
+# git config --rename-section OLD NEW (rename-section in the newer
+# spelling) moves every key of OLD into NEW: foo.fsmonitor, set first
+# under a harmless name, becomes core.fsmonitor
+git_config_change(c) if {
+	ga := git_config_args(c)
+	some x in ga
+	x == "--rename-section"
+}
+
+git_config_change(c) if {
+	ga := git_config_args(c)
+	ops := [x | some x in ga; not startswith(x, "-")]
+	ops[0] == "rename-section"
+}
+
 git_config_read(ga) if {
 	some x in ga
 	x in {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--get-color", "--get-colorbool"}

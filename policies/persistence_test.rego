@@ -440,6 +440,9 @@ test_persist_git_config_one_operand_that_changes if {
 		["config", "-e"],
 		["config", "edit"],
 		["config", "--global", "--remove-section", "alias"],
+		["config", "--rename-section", "foo", "core"],
+		["config", "--local", "--rename-section", "x", "alias"],
+		["config", "rename-section", "foo", "core"],
 	] {
 		"persist.git_config" in rules(exec_call("git config …", [git(argv)], []))
 	}

@@ -13,6 +13,21 @@ scheduler(c) if {
 	not listing_crontab(c)
 }
 
+# git maintenance start (or register) schedules git to run in the
+# background (a crontab, systemd timers) and writes the repository into the
+# user's global git configuration
+deny contains {"rule": "persist.scheduler", "message": sprintf("git maintenance %s schedules git to run later and changes your global git configuration; run git maintenance run instead", [op])} if {
+	"git" in input.present.names
+	some c in commands
+	c.name == "git"
+	subcommand(c) == "maintenance"
+	a := args(c)
+	some i, x in a
+	x == "maintenance"
+	op := [y | some j, y in a; j > i; not startswith(y, "-")][0]
+	op in {"start", "register"}
+}
+
 listing_crontab(c) if {
 	c.name == "crontab"
 	args(c) == ["-l"]

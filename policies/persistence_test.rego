@@ -18,6 +18,14 @@ test_persist_scheduler_crontab_edit_and_at if {
 	"persist.scheduler" in rules(exec_call("batch", [cmd(["batch"])], []))
 }
 
+test_persist_scheduler_git_maintenance if {
+	"persist.scheduler" in rules(simple_call(["git", "maintenance", "start"]))
+	"persist.scheduler" in rules(simple_call(["git", "-C", "sub", "maintenance", "register", "--config-file", "x"]))
+	"persist.scheduler" in rules(simple_call(["git", "maintenance", "--quiet", "start", "--scheduler=crontab"]))
+	not "persist.scheduler" in rules(simple_call(["git", "maintenance", "run", "--task=gc"]))
+	not "persist.scheduler" in rules(simple_call(["git", "maintenance", "stop"]))
+}
+
 test_persist_scheduler_not_for_listing if {
 	doc := exec_call("crontab -l", [cmd(["crontab", "-l"])], [])
 	rules(doc) == set()

@@ -348,6 +348,7 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 	strOpt := cmdStringOpts[name]
 	var cmdString *field
 	var pipeTo *field // strace -o '|CMD': the trace goes to a shell command
+	entrShell := false
 	query := false
 	setCwd := func(v field) {
 		p := r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "cwd", idx, name)
@@ -436,6 +437,9 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 			ch := t[j]
 			if name == "command" && (ch == 'v' || ch == 'V') {
 				query = true
+			}
+			if name == "entr" && ch == 's' {
+				entrShell = true // entr -s 'cmd': the first operand is run by $SHELL -c
 			}
 			if name == "xargs" && ch == 'i' {
 				fd.replace = "{}"
@@ -529,6 +533,9 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 		}
 	}
 	rest := argv[i:]
+	if entrShell && len(rest) > 0 && cmdString == nil {
+		cmdString = &rest[0]
+	}
 	if name == "flock" && len(rest) >= 2 && (rest[0].text == "-c" || rest[0].text == "--command") && cmdString == nil {
 		// flock FILE -c CMD, the usual order
 		cmdString = &rest[1]
@@ -990,6 +997,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			if strings.Contains(v, "runner") || strings.Contains(v, "linker") || strings.Contains(v, "wrapper") || strings.Contains(v, "rustc") {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "cargo --config " + v, Cmd: idx})
 			}
+		}
+	case "hyperfine":
+		if err := r.hyperfine(idx, args, local, sc); err != nil {
+			return nil, err
 		}
 	case "docker", "podman", "nerdctl":
 		r.container(idx, name, args, local)
@@ -2748,6 +2759,20 @@ func exFileCommand(line string) bool {
 	return false
 }
 
+// debuggerCode says whether a gdb or lldb command runs code or a shell
+// command line the analysis does not follow: python/py/pi, script,
+// command script, pipe and | (gdb's pipe through a shell command).
+func debuggerCode(t string) bool {
+	word, _, _ := strings.Cut(t, " ")
+	switch word {
+	case "python", "py", "pi", "python-interactive", "script", "pipe", "|", "guile", "gu":
+		return true
+	case "command":
+		return strings.HasPrefix(t, "command script")
+	}
+	return strings.HasPrefix(t, "|")
+}
+
 func (r *run) editorCommands(idx int, name string, args []field, st *state, sc scope, in stdin) error {
 	check := func(f field) error {
 		t := strings.TrimSpace(strings.TrimLeft(f.text, ":+"))
@@ -2761,6 +2786,13 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 		case strings.HasPrefix(t, "shell ") || strings.HasPrefix(t, "sh "):
 			_, cmd, _ := strings.Cut(t, " ")
 			return r.nested(cmd, st, sc, "nested-shell")
+		case (name == "gdb" || name == "lldb") && strings.HasPrefix(t, "platform shell "):
+			// lldb's platform shell [-h HOST] CMD (its shell alias is above)
+			return r.nested(strings.TrimPrefix(t, "platform shell "), st, sc, "nested-shell")
+		case (name == "gdb" || name == "lldb") && debuggerCode(t):
+			// python, script, pipe: code or a shell command line the
+			// debugger hands on
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
 		case strings.Contains(t, "system(") || strings.Contains(t, ":!") || strings.HasPrefix(t, "r !") || strings.HasPrefix(t, "w !"):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
 		case name != "gdb" && name != "lldb" && exFileCommand(t):
@@ -2773,7 +2805,8 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 	for k, a := range args {
 		t := a.text
 		switch {
-		case (t == "-c" || t == "--cmd" || t == "-ex" || t == "--eval-command" || t == "-o" && name == "lldb") && k+1 < len(args):
+		case (t == "-c" || t == "--cmd" || t == "-ex" || t == "--eval-command" || t == "-iex" || t == "--init-eval-command") && k+1 < len(args),
+			name == "lldb" && (t == "-o" || t == "-O" || t == "-k" || t == "-K" || t == "--one-line" || t == "--one-line-before-file" || t == "--one-line-on-crash") && k+1 < len(args):
 			if err := check(args[k+1]); err != nil {
 				return err
 			}
@@ -2786,8 +2819,10 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 			if err := check(a); err != nil {
 				return err
 			}
-		case strings.HasPrefix(t, "--eval-command="):
-			if err := check(field{text: strings.TrimPrefix(t, "--eval-command="), dynamic: a.dynamic}); err != nil {
+		case strings.HasPrefix(t, "--eval-command="), strings.HasPrefix(t, "--init-eval-command="),
+			name == "lldb" && strings.HasPrefix(t, "--one-line"):
+			_, v, _ := strings.Cut(t, "=")
+			if err := check(field{text: v, dynamic: a.dynamic}); err != nil {
 				return err
 			}
 		}
@@ -2997,6 +3032,68 @@ func (r *run) goTool(idx int, args []field, st *state, sc scope) error {
 	return nil
 }
 
+// hyperfineValued are hyperfine's options that take a value which is not a
+// command line (and how many words it takes).
+var hyperfineValued = map[string]int{"-w": 1, "--warmup": 1, "-m": 1, "--min-runs": 1, "-M": 1, "--max-runs": 1, "-r": 1, "--runs": 1,
+	"-P": 3, "--parameter-scan": 3, "-D": 1, "--parameter-step-size": 1, "-L": 2, "--parameter-list": 2, "-S": 1, "--shell": 1,
+	"--style": 1, "--sort": 1, "-u": 1, "--time-unit": 1, "--output": 1, "--input": 1, "-n": 1, "--command-name": 1, "--min-benchmarking-time": 1}
+
+// hyperfine runs each operand, and the values of --setup, --prepare,
+// --cleanup and --conclude, as shell command lines; --export-* write
+// files. A command with {parameter} placeholders, or run by another shell,
+// is known only when hyperfine fills it in.
+func (r *run) hyperfine(idx int, args []field, st *state, sc scope) error {
+	params := false
+	var cmds []field
+	for k := 0; k < len(args); k++ {
+		t := args[k].text
+		opt, val, eq := strings.Cut(t, "=")
+		switch {
+		case args[k].dynamic && strings.HasPrefix(t, "-"), t == "-S" || t == "--shell" || opt == "--shell":
+			params = true // another shell, or an option not known
+			if n := hyperfineValued[opt]; n > 0 && !eq {
+				k += n
+			}
+		case opt == "-s" || opt == "--setup" || opt == "-p" || opt == "--prepare" || opt == "-c" || opt == "--cleanup" || opt == "--conclude":
+			if eq {
+				cmds = append(cmds, field{text: val, pattern: val, dynamic: args[k].dynamic})
+			} else if k+1 < len(args) {
+				k++
+				cmds = append(cmds, args[k])
+			}
+		case strings.HasPrefix(opt, "--export-"):
+			if eq {
+				r.addPath(field{text: val, pattern: val, dynamic: args[k].dynamic}, st, "write", idx, "hyperfine")
+			} else if k+1 < len(args) {
+				k++
+				r.addPath(args[k], st, "write", idx, "hyperfine")
+			}
+		case hyperfineValued[opt] > 0:
+			if opt == "-P" || opt == "--parameter-scan" || opt == "-L" || opt == "--parameter-list" {
+				params = true
+			}
+			if !eq {
+				k += hyperfineValued[opt]
+			}
+		case t == "-N":
+			params = true // --shell=none: split by hyperfine, not by a shell
+		case strings.HasPrefix(t, "-") && t != "-":
+		default:
+			cmds = append(cmds, args[k])
+		}
+	}
+	for _, c := range cmds {
+		if c.dynamic || params && strings.Contains(c.text, "{") {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: c.text, Cmd: idx})
+			continue
+		}
+		if err := r.nested(c.text, st, sc, "nested-shell"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // makeVars handles make's NAME=VALUE arguments and --eval: variables such
 // as SHELL or CC name programs make runs; --eval adds makefile code.
 func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
@@ -3005,6 +3102,12 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 		switch {
 		case t == "--eval" || t == "-E" || strings.HasPrefix(t, "--eval="):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "make " + t, Cmd: idx})
+		case (t == "-f" || t == "--file" || t == "--makefile") && k+1 < len(args) && (args[k+1].text == "-" || isStdinPath(args[k+1].text) || args[k+1].proc),
+			strings.HasPrefix(t, "-f") && len(t) > 2 && (t[2:] == "-" || isStdinPath(t[2:])),
+			strings.HasPrefix(t, "--file=-"), strings.HasPrefix(t, "--makefile=-"), strings.HasPrefix(t, "--file=/dev/"), strings.HasPrefix(t, "--makefile=/dev/"):
+			// make -f - <<< 'x:; cmd': recipes from the input (or a
+			// process substitution) that nobody saw as a file
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "make reads a makefile from its input", Cmd: idx})
 		case strings.HasPrefix(t, ".SHELLFLAGS=") || strings.HasPrefix(t, "MAKESHELL="):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t, Cmd: idx})
 		case !strings.HasPrefix(t, "-") && isAssignWord(t):

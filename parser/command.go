@@ -428,6 +428,12 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 				pipeTo = &vv
 			case key == "--output" && (name == "time" || name == "strace" || name == "ltrace"):
 				r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
+			case name == "valgrind" && eq && (key == "--log-file" || key == "--xml-file"):
+				// %p and %q{VAR} are filled in when it runs
+				if strings.Contains(val, "%q") {
+					v.dynamic = true
+				}
+				r.addPath(v, &state{cwd: *cwd, vars: st.vars}, "write", idx, name)
 			}
 			i++
 			continue

@@ -16,10 +16,11 @@ import (
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/internal/homedir"
+	"github.com/toolgate/toolgate/internal/hookreply"
 )
 
 // EventName is the only hook event this package answers.
-const EventName = "PreToolUse"
+const EventName = hookreply.EventName
 
 // Event is a Claude Code PreToolUse hook event, as the hook reads it on
 // stdin. Fields Claude Code adds later are ignored.
@@ -98,32 +99,9 @@ type Answer struct {
 // Deny is a deny answer.
 func Deny(reason string) Answer { return Answer{Decision: "deny", Reason: reason} }
 
-type hookOutput struct {
-	HookSpecificOutput struct {
-		HookEventName            string `json:"hookEventName"`
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-	} `json:"hookSpecificOutput"`
-}
-
 // JSON is the answer as Claude Code reads it on the hook's stdout, with a
 // final newline. A decision other than allow, deny or ask is written as deny.
-func (a Answer) JSON() []byte {
-	var o hookOutput
-	o.HookSpecificOutput.HookEventName = EventName
-	switch a.Decision {
-	case "allow", "deny", "ask":
-		o.HookSpecificOutput.PermissionDecision = a.Decision
-	default:
-		o.HookSpecificOutput.PermissionDecision = "deny"
-	}
-	o.HookSpecificOutput.PermissionDecisionReason = a.Reason
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(o) // strings and fixed fields: cannot fail
-	return b.Bytes()
-}
+func (a Answer) JSON() []byte { return hookreply.JSON(a.Decision, a.Reason) }
 
 // Combine folds the decisions on the calls one Claude Code tool call became
 // into one answer: any deny is a deny, else any ask is an ask, else allow.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/gate"
+	"github.com/toolgate/toolgate/internal/hookreply"
 	"github.com/toolgate/toolgate/internal/sockhttp"
 	"github.com/toolgate/toolgate/runner"
 	"github.com/toolgate/toolgate/tools"
@@ -385,7 +386,7 @@ func (s *Server) hookClaudeHTTP(ctx context.Context, w http.ResponseWriter, r *h
 			Reasons: []gate.Reason{{Rule: CodeHookUnanswered, Message: why}}}
 		s.record(gate.Call{ID: res.ID, Tool: res.Tool}, &res)
 		s.m.decision(res.Decision, CodeHookUnanswered)
-		answer(hookDeny("toolgate: " + why + "; the call is blocked"))
+		answer(hookreply.JSON("deny", "toolgate: "+why+"; the call is blocked"))
 	}
 	defer func() {
 		// net/http would drop the connection on a panic: a non-blocking
@@ -428,17 +429,6 @@ func (s *Server) hookClaudeHTTP(ctx context.Context, w http.ResponseWriter, r *h
 		return
 	}
 	answer(ans)
-}
-
-// hookDeny is a Claude Code PreToolUse deny, written as hook.Answer.JSON
-// writes it (serve cannot import hook, whose tests use serve).
-func hookDeny(reason string) []byte {
-	b, err := marshal(map[string]map[string]string{"hookSpecificOutput": {
-		"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}})
-	if err != nil { // strings only: cannot happen
-		return []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"}}` + "\n")
-	}
-	return b
 }
 
 // run decides every call of the body and executes the allowed ones.

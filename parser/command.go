@@ -3041,7 +3041,7 @@ func (r *run) goTool(idx int, args []field, st *state, sc scope) error {
 // hyperfineValued are hyperfine's options that take a value which is not a
 // command line (and how many words it takes).
 var hyperfineValued = map[string]int{"-w": 1, "--warmup": 1, "-m": 1, "--min-runs": 1, "-M": 1, "--max-runs": 1, "-r": 1, "--runs": 1,
-	"-P": 3, "--parameter-scan": 3, "-D": 1, "--parameter-step-size": 1, "-L": 2, "--parameter-list": 2, "-S": 1, "--shell": 1,
+	"-P": 3, "--parameter-scan": 3, "-D": 1, "--parameter-step-size": 1, "-L": 2, "--parameter-list": 2,
 	"--style": 1, "--sort": 1, "-u": 1, "--time-unit": 1, "--output": 1, "--input": 1, "-n": 1, "--command-name": 1, "--min-benchmarking-time": 1}
 
 // hyperfine runs each operand, and the values of --setup, --prepare,
@@ -3053,23 +3053,42 @@ func (r *run) hyperfine(idx int, args []field, st *state, sc scope) error {
 	var cmds []field
 	for k := 0; k < len(args); k++ {
 		t := args[k].text
+		// --opt=value, -Xvalue (or -X=value): clap takes both
 		opt, val, eq := strings.Cut(t, "=")
+		if len(t) > 2 && t[0] == '-' && t[1] != '-' {
+			opt, val, eq = t[:2], strings.TrimPrefix(t[2:], "="), true
+		}
 		switch {
-		case args[k].dynamic && strings.HasPrefix(t, "-"), t == "-S" || t == "--shell" || opt == "--shell":
-			params = true // another shell, or an option not known
-			if n := hyperfineValued[opt]; n > 0 && !eq {
-				k += n
+		case args[k].dynamic && strings.HasPrefix(t, "-"):
+			// which option, and so whether its value is a command line, is
+			// known only when it runs
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: t, Cmd: idx})
+			params = true
+		case opt == "-S" || opt == "--shell":
+			// another shell, given as a command line ("bash --norc") that
+			// runs each command
+			params = true
+			if !eq && k+1 < len(args) {
+				k++
+				val = args[k].text
+				if args[k].dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: val, Cmd: idx})
+					continue
+				}
+			}
+			if val != "none" {
+				cmds = append(cmds, field{text: val, pattern: val})
 			}
 		case opt == "-s" || opt == "--setup" || opt == "-p" || opt == "--prepare" || opt == "-c" || opt == "--cleanup" || opt == "--conclude":
 			if eq {
-				cmds = append(cmds, field{text: val, pattern: val, dynamic: args[k].dynamic})
+				cmds = append(cmds, field{text: val, pattern: val})
 			} else if k+1 < len(args) {
 				k++
 				cmds = append(cmds, args[k])
 			}
 		case strings.HasPrefix(opt, "--export-"):
 			if eq {
-				r.addPath(field{text: val, pattern: val, dynamic: args[k].dynamic}, st, "write", idx, "hyperfine")
+				r.addPath(field{text: val, pattern: val}, st, "write", idx, "hyperfine")
 			} else if k+1 < len(args) {
 				k++
 				r.addPath(args[k], st, "write", idx, "hyperfine")
@@ -3081,8 +3100,8 @@ func (r *run) hyperfine(idx int, args []field, st *state, sc scope) error {
 			if !eq {
 				k += hyperfineValued[opt]
 			}
-		case t == "-N":
-			params = true // --shell=none: split by hyperfine, not by a shell
+		case opt == "-N":
+			params = true // no shell: split by hyperfine
 		case strings.HasPrefix(t, "-") && t != "-":
 		default:
 			cmds = append(cmds, args[k])
@@ -3108,7 +3127,7 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 		switch {
 		case t == "--eval" || t == "-E" || strings.HasPrefix(t, "--eval="):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "make " + t, Cmd: idx})
-		case (t == "-f" || t == "--file" || t == "--makefile") && k+1 < len(args) && (args[k+1].text == "-" || isStdinPath(args[k+1].text) || args[k+1].proc),
+		case (t == "--file" || t == "--makefile" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "f")) && k+1 < len(args) && (args[k+1].text == "-" || isStdinPath(args[k+1].text) || args[k+1].proc),
 			strings.HasPrefix(t, "-f") && len(t) > 2 && (t[2:] == "-" || isStdinPath(t[2:])),
 			strings.HasPrefix(t, "--file=-"), strings.HasPrefix(t, "--makefile=-"), strings.HasPrefix(t, "--file=/dev/"), strings.HasPrefix(t, "--makefile=/dev/"):
 			// make -f - <<< 'x:; cmd': recipes from the input (or a

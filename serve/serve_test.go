@@ -880,6 +880,7 @@ func TestHTTPHookEndpoint(t *testing.T) {
 		{"the Hook panics", `"panic"`, "internal error: the mapper broke", nil},
 		{"too large", `"` + strings.Repeat("x", 5000) + `"`, "larger than the service's 4096-byte limit", nil},
 		{"another home", `{}`, "judges ~ as", []string{HomeHeader, "/elsewhere"}},
+		{"not sent as JSON", `{}`, "not sent as Content-Type: application/json", []string{"Content-Type", "text/plain"}},
 	}
 	for _, d := range denials {
 		code, body := f.do(t, "POST", HTTPHookPath, d.body, d.hdr...)

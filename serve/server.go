@@ -233,6 +233,11 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	if rt.method == http.MethodPost {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" {
+			if r.URL.Path == HTTPHookPath {
+				// a 415 would be a non-blocking error: the tool would run
+				s.hookDeny(w, "the hook event was not sent as Content-Type: application/json")
+				return
+			}
 			fail(w, http.StatusUnsupportedMediaType, "send the body with Content-Type: application/json")
 			return
 		}
@@ -376,17 +381,11 @@ func (s *Server) hookClaudeHTTP(ctx context.Context, w http.ResponseWriter, r *h
 	var answered bool
 	answer := func(ans []byte) {
 		answered = true
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(ans)))
-		w.WriteHeader(http.StatusOK)
-		w.Write(ans)
+		writeHookAnswer(w, ans)
 	}
 	deny := func(why string) {
-		res := gate.Result{ID: fmt.Sprintf("line-%d", s.seq.Add(1)), Tool: "claude-code.hook", Decision: "deny",
-			Reasons: []gate.Reason{{Rule: CodeHookUnanswered, Message: why}}}
-		s.record(gate.Call{ID: res.ID, Tool: res.Tool}, &res)
-		s.m.decision(res.Decision, CodeHookUnanswered)
-		answer(hookreply.JSON("deny", "toolgate: "+why+"; the call is blocked"))
+		answered = true
+		s.hookDeny(w, why)
 	}
 	defer func() {
 		// net/http would drop the connection on a panic: a non-blocking
@@ -429,6 +428,22 @@ func (s *Server) hookClaudeHTTP(ctx context.Context, w http.ResponseWriter, r *h
 		return
 	}
 	answer(ans)
+}
+
+func writeHookAnswer(w http.ResponseWriter, ans []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(ans)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(ans)
+}
+
+// hookDeny answers an http hook 200 with a deny saying why, and audits it.
+func (s *Server) hookDeny(w http.ResponseWriter, why string) {
+	res := gate.Result{ID: fmt.Sprintf("line-%d", s.seq.Add(1)), Tool: "claude-code.hook", Decision: "deny",
+		Reasons: []gate.Reason{{Rule: CodeHookUnanswered, Message: why}}}
+	s.record(gate.Call{ID: res.ID, Tool: res.Tool}, &res)
+	s.m.decision(res.Decision, CodeHookUnanswered)
+	writeHookAnswer(w, hookreply.JSON("deny", "toolgate: "+why+"; the call is blocked"))
 }
 
 // run decides every call of the body and executes the allowed ones.

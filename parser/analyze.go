@@ -198,6 +198,9 @@ type run struct {
 	// hooksDirs: the directories core.hooksPath names (hooksPaths), once
 	// read
 	hooksDirs *[]string
+	// lists: the directory listings globs made in this analysis
+	// (listDir)
+	lists map[string]dirListing
 	// finds: what each find command prints, by command index
 	finds map[int]findInfo
 }
@@ -1641,7 +1644,7 @@ func (r *run) config(st *state) *expand.Config {
 			if z := r.cls.zone(path.Clean(dir)); z == "tmp" || z == "tmp_root" {
 				return nil, nil // the sandbox's /tmp is private: the host's says nothing
 			}
-			ents, err := readDir(dir)
+			ents, err := r.listDir(dir)
 			r.glob += len(ents) + 1
 			if r.glob > r.opts.MaxGlob {
 				r.globOver++

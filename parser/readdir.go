@@ -49,6 +49,36 @@ func readDir(dir string) ([]fs.DirEntry, error) {
 	return ents, nil
 }
 
+// dirListing is what readDir answered for a directory.
+type dirListing struct {
+	ents []fs.DirEntry
+	err  error
+}
+
+// listDir is readDir remembered for one analysis, as the glob expansion
+// asks: it reads the same directory again and again (a literal part's
+// existence check and then its listing, a link tested for a directory and
+// then walked by **), and tries every entry below a ** as a directory. An
+// entry that an earlier listing or lstat showed to be neither a directory
+// nor a link is answered ENOTDIR, as the open would be, without a system
+// call. The analysis judges one call against the file system as it
+// stands, as the stat memo does; the glob budget still counts every
+// listing asked for, so what a glob expands to does not change.
+func (r *run) listDir(dir string) ([]fs.DirEntry, error) {
+	if l, ok := r.lists[dir]; ok {
+		return l.ents, l.err
+	}
+	if li, ok := r.stats[dir]; ok && !li.missing && !li.link && !li.dir {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: unix.ENOTDIR}
+	}
+	ents, err := readDir(dir)
+	if r.lists == nil {
+		r.lists = map[string]dirListing{}
+	}
+	r.lists[dir] = dirListing{ents, err}
+	return ents, err
+}
+
 var direntBufs = sync.Pool{New: func() any {
 	b := make([]byte, 8192)
 	return &b

@@ -1,9 +1,12 @@
 package parser
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -75,5 +78,47 @@ func TestGlobStops(t *testing.T) {
 	})
 	if done || !reflect.DeepEqual(seen, []string{filepath.Join(root, "a", "f"), filepath.Join(root, "b", "f")}) {
 		t.Errorf("glob went on after a refusal: %v, %q", done, seen)
+	}
+}
+
+// TestListDirRemembers: within one analysis a directory is listed once,
+// and an entry a listing showed to be a file is answered ENOTDIR without
+// opening it; a link, or a path no listing has seen, is read.
+func TestListDirRemembers(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(root, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d", filepath.Join(root, "ld")); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{stats: statMemo{}}
+	first, err := r.listDir(root)
+	if err != nil || len(first) != 4 {
+		t.Fatalf("first listing: %d entries, %v", len(first), err)
+	}
+	r.stats.seed(root, first)
+	// Changed behind the analysis' back: the analysis keeps judging the
+	// listing it made, as it does every lstat it made.
+	if err := os.Remove(filepath.Join(root, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := r.listDir(root); err != nil || len(again) != 4 {
+		t.Errorf("second listing read the directory again: %d entries, %v", len(again), err)
+	}
+	// "a" is gone: only the memo can still say it is a file.
+	if _, err := r.listDir(filepath.Join(root, "a")); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("a file seen in a listing: %v, want ENOTDIR", err)
+	}
+	if ents, err := r.listDir(filepath.Join(root, "ld")); err != nil || len(ents) != 0 {
+		t.Errorf("a link to an empty directory: %d entries, %v", len(ents), err)
+	}
+	if _, err := r.listDir(filepath.Join(root, "nope")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing path: %v", err)
 	}
 }

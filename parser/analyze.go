@@ -1682,7 +1682,11 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		err := errBraceBudget
 		if braceCount(w, r.opts.MaxBraces) <= r.opts.MaxBraces {
 			over := r.globOver
-			fs, err = expand.Fields(r.config(st), w)
+			cfg := r.config(st)
+			var done bool
+			if fs, done, err = r.globStar(st, cfg, w); !done {
+				fs, err = expand.Fields(cfg, w)
+			}
 			if err == nil && r.globOver != over {
 				// A directory below a ** was not read for the budget, and
 				// mvdan/sh takes an unreadable directory for an empty

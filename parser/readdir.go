@@ -63,7 +63,14 @@ type dirListing struct {
 // nor a link is answered ENOTDIR, as the open would be, without a system
 // call. The analysis judges one call against the file system as it
 // stands, as the stat memo does; the glob budget still counts every
-// listing asked for, so what a glob expands to does not change.
+// listing asked for.
+//
+// A link among the entries reports the type of what it leads to (its
+// stat, made when first asked: linkEntry). mvdan/sh tests every link in a
+// directory a pattern part must match directories in by listing the
+// link — before it matches the link's name — so link_e*/hosts listed /,
+// /etc, /proc/self and /var behind the workspace's links to learn which
+// of them are directories.
 func (r *run) listDir(dir string) ([]fs.DirEntry, error) {
 	if l, ok := r.lists[dir]; ok {
 		return l.ents, l.err
@@ -72,12 +79,44 @@ func (r *run) listDir(dir string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: unix.ENOTDIR}
 	}
 	ents, err := readDir(dir)
+	for i, e := range ents {
+		if de, ok := e.(*dirEntry); ok && de.typ&fs.ModeSymlink != 0 {
+			ents[i] = &linkEntry{dirEntry: de, r: r}
+		}
+	}
 	if r.lists == nil {
 		r.lists = map[string]dirListing{}
 	}
 	r.lists[dir] = dirListing{ents, err}
 	return ents, err
 }
+
+// linkEntry is a link in a listing the glob expansion asked for: its type
+// is the type of the file it leads to (a directory, or not: a link that
+// leads nowhere is not a directory), found by stat when first asked, and
+// each stat counts as an entry read for the glob budget. A directory it
+// leads to but cannot be listed counts as a directory, as bash's */ does.
+type linkEntry struct {
+	*dirEntry
+	r      *run
+	looked bool
+	to     fs.FileMode
+}
+
+func (e *linkEntry) Type() fs.FileMode {
+	if !e.looked {
+		e.looked = true
+		e.r.glob++
+		e.to = 0 // not a directory (mvdan/sh would list a link to learn more)
+		if fi, err := os.Stat(path.Join(e.dir, e.name)); err == nil && fi.IsDir() {
+			e.to = fs.ModeDir
+		}
+	}
+	return e.to
+}
+
+func (e *linkEntry) IsDir() bool    { return e.Type().IsDir() }
+func (e *linkEntry) String() string { return fs.FormatDirEntry(e) }
 
 var direntBufs = sync.Pool{New: func() any {
 	b := make([]byte, 8192)

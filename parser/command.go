@@ -4187,7 +4187,7 @@ func (r *run) linksUnder(dir, access string, idx int, name string, st *state, bu
 					continue
 				}
 				f := field{text: p, pattern: p}
-				if real, ok, _ := r.resolve(p); ok && isDir(real) {
+				if real, ok, _ := r.resolve(p); ok && r.realDir(real) {
 					// a directory: the command goes on below it
 					r.addPath(f, st, access, idx, name)
 					if pseudoFS(real) {
@@ -4239,7 +4239,7 @@ func (r *run) entryLinks(idx int, name string, st *state) {
 			continue
 		}
 		dir, exists, _ := r.resolve(strings.TrimSuffix(p.Real, "/*"))
-		if !exists || !isDir(dir) {
+		if !exists || !r.realDir(dir) {
 			continue
 		}
 		if z := r.cls.zone(dir); z != "workspace" && z != "workspace_root" {

@@ -238,6 +238,15 @@ func holdsMatch(dir string, tests []string) bool {
 	return walk(dir)
 }
 
+// realDir is isDir for a path the analysis resolved: what an lstat of it
+// (remembered in the stat memo) said, when it said more than "a link".
+func (r *run) realDir(p string) bool {
+	if li, ok := r.stats[p]; ok && !li.link && !li.missing {
+		return li.dir
+	}
+	return isDir(p)
+}
+
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()

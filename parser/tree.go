@@ -194,7 +194,7 @@ func (r *run) treeReads(idx int, name string, st *state, hidden bool) {
 		// (a compressor's operands are written, and read first)
 		reads := p.Access == "read" || p.Access == "write" && compressors[name]
 		operands = operands || reads && !optionValue(name, r.facts.Commands[idx].Argv, p.Raw)
-		if !reads || p.Glob || !p.Exists || !isDir(p.Real) {
+		if !reads || p.Glob || !p.Exists || !r.realDir(p.Real) {
 			continue
 		}
 		p.Tree = true
@@ -277,7 +277,7 @@ func (r *run) unhides(idx int, name string, st *state) bool {
 	}
 	dirs := []string{st.cwd}
 	for _, p := range r.facts.Paths {
-		if p.Cmd == idx && p.Access == "read" && p.Exists && isDir(p.Real) {
+		if p.Cmd == idx && p.Access == "read" && p.Exists && r.realDir(p.Real) {
 			dirs = append(dirs, p.Real)
 		}
 	}

@@ -9,7 +9,11 @@
 // error, never a pass. Words are expanded with a closed expand.Config: only
 // $HOME, $PWD, IFS and variables assigned literally earlier in the script are
 // known; command substitution and unset variables are never evaluated but
-// recorded as dynamic. Globs are expanded against the filesystem (bounded).
+// recorded as dynamic. Globs are expanded against the filesystem (bounded by
+// a budget of entries read; past it the word is judged as a pattern). A
+// word whose ** is literal (shopt -s globstar) is walked as bash 5 walks it
+// (globstar.go: the links ** reaches are matches, not descended into); one
+// whose ** comes from a variable is left to mvdan/sh, which follows them.
 //
 // Wrappers (sudo, env, nice, timeout, xargs, …) are peeled with their own
 // option arity and recorded; literal nested scripts (sh -c, eval, env -S,

@@ -1581,6 +1581,33 @@ func (e env) Each(fn func(string, expand.Variable) bool) {
 
 var errGlobBudget = errors.New("glob reads too many entries")
 
+// cwdEnv is an environment whose PWD is the directory the shell runs in,
+// whatever the script assigned to it: the base mvdan/sh globs relative
+// patterns in.
+type cwdEnv struct {
+	expand.Environ
+	cwd string
+}
+
+func (e cwdEnv) Get(name string) expand.Variable {
+	if name == "PWD" {
+		return expand.Variable{Set: true, Kind: expand.String, Str: e.cwd}
+	}
+	return e.Environ.Get(name)
+}
+
+// refersTo says whether w expands the parameter name anywhere.
+func refersTo(w *syntax.Word, name string) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == name {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
 // closed returns the expansion config of a state: no globbing, unset
 // variables are errors, and only literal command substitutions expand.
 func (r *run) closed(st *state) *expand.Config {
@@ -1683,6 +1710,21 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		if braceCount(w, r.opts.MaxBraces) <= r.opts.MaxBraces {
 			over := r.globOver
 			cfg := r.config(st)
+			if pwd, ok := st.vars["PWD"]; ok && pwd != st.cwd && cfg.ReadDir2 != nil {
+				// The script assigned PWD. mvdan/sh globs a relative
+				// pattern in $PWD, bash in the directory it runs in
+				// (PWD=/usr; cat link_*/shadow reads the workspace's
+				// link_etc/shadow). The directory is the base; a glob
+				// word that also reads $PWD is judged as a pattern.
+				switch {
+				case !refersTo(w, "PWD"):
+					cfg.Env = cwdEnv{Environ: cfg.Env, cwd: st.cwd}
+				case r.globbed(w, st):
+					text, pattern := r.render(w, st)
+					out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: true})
+					continue
+				}
+			}
 			var done bool
 			if fs, done, err = r.globStar(st, cfg, w); !done {
 				fs, err = expand.Fields(cfg, w)

@@ -90,3 +90,36 @@ func TestGlobStarAsBash(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobBaseIsTheWorkingDirectory: a script that assigns PWD does not
+// move where bash globs relative patterns; $PWD itself expands to what
+// was assigned.
+func TestGlobBaseIsTheWorkingDirectory(t *testing.T) {
+	ws, home := world(t)
+	secret := filepath.Join(home, "vault")
+	if err := os.MkdirAll(secret, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(secret, "key"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(ws, "lnk")); err != nil {
+		t.Fatal(err)
+	}
+	a := New(Config{})
+	for src, want := range map[string]string{
+		"PWD=/usr; cat l*/key":                     filepath.Join(secret, "key"),
+		"PWD=/usr; shopt -s globstar; cat **/key":  filepath.Join(secret, "key"),
+		"PWD=" + secret + "; cat $PWD/key":         filepath.Join(secret, "key"),
+		"PWD=" + secret + "; cd " + ws + "; cat *": filepath.Join(secret), // lnk, a link to the directory
+	} {
+		f := a.Analyze(src, Options{Workspace: ws, Home: home, WorkingDir: ws})
+		found := false
+		for _, p := range f.Paths {
+			found = found || p.Real == want
+		}
+		if !found {
+			t.Errorf("%s: %s is not among the paths %+v", src, want, f.Paths)
+		}
+	}
+}

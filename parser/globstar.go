@@ -124,7 +124,7 @@ func (g starGlob) glob(pat string) ([]string, error) {
 				next = append(next, join(m, part))
 			}
 		case !pattern.HasMeta(part, 0):
-			name := unescapeGlob(part)
+			name := unescapeLit(part) // the backslashes pattern.QuoteMeta wrote
 			for _, m := range matches {
 				p := join(m, name)
 				// as mvdan/sh: what exists, and only directories
@@ -241,20 +241,4 @@ func join(m, name string) string {
 		return m + name
 	}
 	return m + "/" + name
-}
-
-// unescapeGlob removes the backslashes pattern.QuoteMeta put before
-// quoted characters.
-func unescapeGlob(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

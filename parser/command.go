@@ -1778,6 +1778,10 @@ options:
 }
 
 func (r *run) cd(idx int, name string, args []field, st, local *state) error {
+	// bash's cd, pushd and popd set PWD to where they land: a value the
+	// script assigned no longer stands, $PWD is the working directory
+	// again (env.Get)
+	delete(st.vars, "PWD")
 	var target *field
 	for k := range args {
 		if args[k].text == "--" || strings.HasPrefix(args[k].text, "-") && len(args[k].text) > 1 && args[k].text != "-" && !args[k].dynamic {

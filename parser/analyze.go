@@ -1596,6 +1596,34 @@ func (e cwdEnv) Get(name string) expand.Variable {
 	return e.Environ.Get(name)
 }
 
+// globInCwd expands w after the script assigned PWD, globbing relative
+// patterns in the directory the shell runs in: mvdan/sh globs them in
+// $PWD, bash in its working directory (PWD=/usr; cat link_*/shadow reads
+// the workspace's link_etc/shadow). A word that does not expand $PWD is
+// left to the rest of fields with PWD answered as that directory; one
+// that does (${PWD:0:0}link_*/shadow) needs the assigned value, and is
+// globbed here with starGlob. Should it expand to several fields, a read
+// at or below the assigned directory, which a relative pattern's would
+// be, is refused as past the budget and the word judged as a pattern.
+func (r *run) globInCwd(st *state, cfg *expand.Config, w *syntax.Word, pwd string) (fields []string, done bool, err error) {
+	if !refersTo(w, "PWD") {
+		cfg.Env = cwdEnv{Environ: cfg.Env, cwd: st.cwd}
+		return nil, false, nil
+	}
+	if fields, done, err = r.globWord(st, cfg, w, false); done {
+		return fields, done, err
+	}
+	read, base := cfg.ReadDir2, path.Clean(pwd)
+	cfg.ReadDir2 = func(dir string) ([]fs.DirEntry, error) {
+		if dir == base || strings.HasPrefix(dir, strings.TrimSuffix(base, "/")+"/") {
+			r.globOver++
+			return nil, errGlobBudget
+		}
+		return read(dir)
+	}
+	return nil, false, nil
+}
+
 // refersTo says whether w expands the parameter name anywhere.
 func refersTo(w *syntax.Word, name string) bool {
 	found := false
@@ -1710,24 +1738,14 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		if braceCount(w, r.opts.MaxBraces) <= r.opts.MaxBraces {
 			over := r.globOver
 			cfg := r.config(st)
-			if pwd, ok := st.vars["PWD"]; ok && pwd != st.cwd && cfg.ReadDir2 != nil {
-				// The script assigned PWD. mvdan/sh globs a relative
-				// pattern in $PWD, bash in the directory it runs in
-				// (PWD=/usr; cat link_*/shadow reads the workspace's
-				// link_etc/shadow). The directory is the base; a glob
-				// word that also reads $PWD is judged as a pattern.
-				switch {
-				case !refersTo(w, "PWD"):
-					cfg.Env = cwdEnv{Environ: cfg.Env, cwd: st.cwd}
-				case r.globbed(w, st):
-					text, pattern := r.render(w, st)
-					out = append(out, field{text: text, pattern: pattern, dynamic: true, glob: true})
-					continue
-				}
-			}
 			var done bool
-			if fs, done, err = r.globStar(st, cfg, w); !done {
-				fs, err = expand.Fields(cfg, w)
+			if pwd, ok := st.vars["PWD"]; ok && pwd != st.cwd && cfg.ReadDir2 != nil {
+				fs, done, err = r.globInCwd(st, cfg, w, pwd)
+			}
+			if !done {
+				if fs, done, err = r.globStar(st, cfg, w); !done {
+					fs, err = expand.Fields(cfg, w)
+				}
 			}
 			if err == nil && r.globOver != over {
 				// A directory below a ** was not read for the budget, and

@@ -68,15 +68,24 @@ func (r *run) globStarWord(st *state, cfg *expand.Config, w *syntax.Word) (field
 	if !litStar(w) {
 		return nil, false, nil
 	}
-	// One field before globbing: nothing split it, so the pattern is
-	// the word's (quoted parts escaped).
+	return r.globWord(st, cfg, w, true)
+}
+
+// globWord globs a word that expands to one field (nothing split it)
+// with starGlob, in the working directory; ok is false for a word it
+// cannot (several fields; with star, a pattern without a ** part).
+func (r *run) globWord(st *state, cfg *expand.Config, w *syntax.Word, star bool) (fields []string, ok bool, err error) {
 	plain, err := expand.Fields(r.closed(st), w)
 	if err != nil || len(plain) != 1 {
 		return nil, false, nil
 	}
+	// the word's pattern: its quoted parts escaped
 	pat, err := expand.Pattern(cfg, w)
-	if err != nil || !slices.Contains(strings.Split(pat, "/"), "**") {
+	switch {
+	case err != nil, star && !slices.Contains(strings.Split(pat, "/"), "**"):
 		return nil, false, nil
+	case !pattern.HasMeta(pat, 0):
+		return plain, true, nil
 	}
 	g := starGlob{cfg: cfg, base: st.cwd}
 	matches, err := g.glob(pat)
@@ -137,7 +146,7 @@ func (g starGlob) glob(pat string) ([]string, error) {
 					next = append(next, p)
 				}
 			}
-		case part == "**":
+		case part == "**" && g.cfg.GlobStar:
 			for _, m := range matches {
 				var err error
 				if next, err = g.walk(join(m, ""), wantDir, next); err != nil {
@@ -150,8 +159,10 @@ func (g starGlob) glob(pat string) ([]string, error) {
 				return nil, nil // a pattern bash cannot read matches nothing
 			}
 			for _, m := range matches {
+				// as mvdan/sh: a directory that cannot be listed
+				// makes the word unknown
 				ents, err := g.cfg.ReadDir2(g.full(m))
-				if errors.Is(err, errGlobBudget) {
+				if err != nil {
 					return nil, err
 				}
 				for _, e := range ents {
@@ -180,8 +191,10 @@ func (g starGlob) walk(dir string, wantDir bool, out []string) ([]string, error)
 	for len(stack) > 0 {
 		d := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		// A directory ** cannot open holds no matches for bash either;
+		// one whose listing broke off is not known whole.
 		ents, err := g.cfg.ReadDir2(g.full(d))
-		if errors.Is(err, errGlobBudget) {
+		if errors.Is(err, errGlobBudget) || err != nil && len(ents) > 0 {
 			return nil, err
 		}
 		for _, e := range ents {

@@ -113,6 +113,7 @@ func TestGlobBaseIsTheWorkingDirectory(t *testing.T) {
 		"PWD=" + secret + "; cat $PWD/key":          filepath.Join(secret, "key"),
 		"PWD=" + secret + "; cd " + ws + "; cat *":  filepath.Join(secret), // lnk, a link to the directory
 		"PWD=/usr; cd " + ws + "; cat $PWD/lnk/key": filepath.Join(secret, "key"),
+		"PWD=/usr; cat ${PWD:0:0}l*/key":            filepath.Join(secret, "key"),
 	} {
 		f := a.Analyze(src, Options{Workspace: ws, Home: home, WorkingDir: ws})
 		found := false

@@ -537,7 +537,7 @@ func (s *Sandbox) ownFiles() []string {
 	var ms []mount
 	add := func(paths []string, hide bool) {
 		for _, p := range paths {
-			real, err := filepath.EvalSymlinks(p)
+			real, err := s.realPath(p)
 			if err != nil || !within(real, s.ws) || real == s.ws {
 				continue
 			}
@@ -588,7 +588,7 @@ func (s *Sandbox) gitGuards() []string {
 	} else if !fi.IsDir() {
 		return nil
 	}
-	real, err := filepath.EvalSymlinks(gitDir)
+	real, err := s.realPath(gitDir)
 	if err != nil || !within(real, s.ws) {
 		return nil // outside the workspace: not writable in the box anyway
 	}
@@ -607,10 +607,10 @@ func (s *Sandbox) gitGuards() []string {
 	for _, d := range dirs {
 		for _, name := range []string{"hooks", "config", "commondir", "config.worktree", "info"} {
 			p := filepath.Join(d, name)
-			target, err := filepath.EvalSymlinks(p)
+			target, err := s.realPath(p)
 			if errors.Is(err, os.ErrNotExist) && name == "hooks" {
 				if os.Mkdir(p, 0o755) == nil {
-					target, err = filepath.EvalSymlinks(p)
+					target, err = s.realPath(p)
 				}
 			}
 			// Only what the box could write needs guarding: a target

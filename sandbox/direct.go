@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -68,7 +67,7 @@ func (s *Sandbox) directRun(command, dir string) *direct {
 			return nil
 		}
 	}
-	if real, err := filepath.EvalSymlinks(dir); err != nil || real != dir {
+	if real, err := s.realPath(dir); err != nil || real != dir {
 		// Bash's PWD for a path through a link is not simply dir.
 		return nil
 	}
@@ -91,34 +90,32 @@ func (s *Sandbox) lookBox(name, path string) string {
 			return ""
 		}
 		d = filepath.Clean(d)
-		realDir, err := filepath.EvalSymlinks(d)
-		if err != nil {
-			continue // absent on the host; the box shows no more than the host has
-		}
-		if within(realDir, s.ws) || within(d, s.ws) {
+		dir := s.lookDir(d)
+		if dir.bail {
 			return ""
 		}
-		if !visible(realDir) || s.masked(realDir) {
-			// Hidden in the box (the home directory, /tmp, /var, …) or
-			// masked (an empty, read-only directory there): bash finds
-			// nothing in it.
+		if dir.skip {
 			continue
-		}
-		if !othersEnter(realDir) {
-			// The box may not search it (a host-root box gets only the
-			// bits others get on the view): bash decides.
-			return ""
 		}
 		cand := filepath.Join(d, name)
 		var st unix.Stat_t
 		if err := unix.Lstat(cand, &st); err != nil {
 			continue
 		}
-		real, err := filepath.EvalSymlinks(cand)
-		if err != nil || !visible(real) || s.masked(real) || within(real, s.ws) || !othersEnter(filepath.Dir(real)) {
-			return ""
-		}
-		if err := unix.Stat(real, &st); err != nil {
+		// The directory's own path is resolved, visible, unmasked, outside
+		// the workspace and searchable; a candidate that is no link is
+		// the file at the same name there.
+		real := filepath.Join(dir.real, name)
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			var err error
+			real, err = filepath.EvalSymlinks(cand)
+			if err != nil || !visible(real) || s.masked(real) || within(real, s.ws) || !othersEnter(filepath.Dir(real)) {
+				return ""
+			}
+			if err := unix.Stat(real, &st); err != nil {
+				return ""
+			}
+		} else if s.masked(real) {
 			return ""
 		}
 		if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o005 != 0o005 || !execMagic(real) {
@@ -156,13 +153,16 @@ func othersEnter(dir string) bool {
 // execMagic says whether the kernel execs the file itself: an ELF binary or
 // a #! script. For anything else bash would run the file as a script.
 func execMagic(p string) bool {
-	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	var b [4]byte
-	n, _ := f.Read(b[:])
+	n, err := unix.Read(fd, b[:])
+	if err != nil {
+		return false
+	}
 	return (n == 4 && string(b[:]) == "\x7fELF") || (n >= 2 && string(b[:2]) == "#!")
 }
 

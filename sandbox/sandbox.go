@@ -221,6 +221,10 @@ type Sandbox struct {
 	spareMu    sync.Mutex
 	spare      *boxCgroup
 	spareReady chan struct{}
+
+	// pathDirs remembers what lookBox learnt of each PATH directory.
+	pathMu   sync.Mutex
+	pathDirs map[string]pathDir
 }
 
 // takeCgroup returns a cgroup for a box: the spare if there is one (waiting

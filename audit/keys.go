@@ -4,11 +4,9 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -48,11 +46,11 @@ func GenerateKey(privPath, pubPath string) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	pkcs8, err := x509.MarshalPKCS8PrivateKey(priv)
+	pkcs8, err := marshalPrivateKey(priv)
 	if err != nil {
 		return nil, err
 	}
-	pkix, err := x509.MarshalPKIXPublicKey(pub)
+	pkix, err := marshalPublicKey(pub)
 	if err != nil {
 		return nil, err
 	}
@@ -92,13 +90,9 @@ func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
 	if blk == nil || blk.Type != "PRIVATE KEY" {
 		return nil, fmt.Errorf("%s: not a PEM private key (make one with 'toolgate audit keygen')", path)
 	}
-	k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
+	priv, err := parsePrivateKey(blk.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	priv, ok := k.(ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("%s: not an Ed25519 key", path)
 	}
 	return priv, nil
 }
@@ -113,13 +107,9 @@ func LoadPublicKey(path string) (ed25519.PublicKey, error) {
 	if blk == nil || blk.Type != "PUBLIC KEY" {
 		return nil, fmt.Errorf("%s: not a PEM public key", path)
 	}
-	k, err := x509.ParsePKIXPublicKey(blk.Bytes)
+	pub, err := parsePublicKey(blk.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	pub, ok := k.(ed25519.PublicKey)
-	if !ok {
-		return nil, errors.New(path + ": not an Ed25519 key")
 	}
 	return pub, nil
 }

@@ -48,12 +48,6 @@ func writeModules(w io.Writer, modules map[string]string) {
 	}
 }
 
-// planSource is internal/irvm/default_plan.go for a program planned from
-// modules.
-func planSource(modules map[string]string, prog *irvm.Program) ([]byte, error) {
-	return prog.GoSource("go generate ./gate", "Default", planKey(modules)+" "+opaVersion)
-}
-
 var embedded struct {
 	once sync.Once
 	key  string

@@ -120,3 +120,9 @@ func TestBuiltinDataAsOPALoads(t *testing.T) {
 		t.Fatal("no data.toolgate.config")
 	}
 }
+
+// planSource is internal/irvm/default_plan.go for a program planned from
+// modules.
+func planSource(modules map[string]string, prog *irvm.Program) ([]byte, error) {
+	return prog.GoSource("go generate ./gate", "Default", planKey(modules)+" "+opaVersion)
+}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/user"
 	"runtime/debug"
-	"runtime/pprof"
 
 	"github.com/toolgate/toolgate/internal/homedir"
 	"github.com/toolgate/toolgate/internal/hugeheap"
@@ -55,21 +53,7 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(256 << 20)
 	}
-	// TOOLGATE_CPUPROFILE=FILE writes a CPU profile of the whole command,
-	// for `go tool pprof` (README, "Performance").
-	if p := os.Getenv("TOOLGATE_CPUPROFILE"); p != "" {
-		f, err := os.Create(p)
-		if err == nil {
-			err = pprof.StartCPUProfile(f)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "toolgate: TOOLGATE_CPUPROFILE: %v\n", err)
-			os.Exit(2)
-		}
-		code := executeContext(withSignals(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-		pprof.StopCPUProfile()
-		f.Close()
-		os.Exit(code)
-	}
-	os.Exit(executeContext(withSignals(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int {
+		return executeContext(withSignals(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	}))
 }

@@ -26,6 +26,10 @@ func fullCommands() map[string]func() *cobra.Command { return nil }
 
 func fullAuditCmds() []*cobra.Command { return nil }
 
+// profiled runs the command: TOOLGATE_CPUPROFILE was handed to the full
+// build.
+func profiled(run func() int) int { return run() }
+
 // smallAudit are the audit commands the small build serves; report and
 // ship (and the audit command's own help) are the full build's.
 var smallAudit = map[string]bool{"verify": true, "repair": true, "keygen": true, "show": true, "export": true}
@@ -35,8 +39,8 @@ var smallCommands = map[string]bool{"check": true, "run": true, "hook": true, "a
 
 // needsFull says whether the full build must serve args.
 func needsFull(args []string) bool {
-	if os.Getenv("TOOLGATE_EVALUATOR") == "topdown" {
-		return true
+	if os.Getenv("TOOLGATE_EVALUATOR") == "topdown" || os.Getenv("TOOLGATE_CPUPROFILE") != "" {
+		return true // the evaluator and the profiler are the full build's
 	}
 	if len(args) == 0 || !smallCommands[args[0]] {
 		return true // flags first (--help), the command list, other commands

@@ -25,7 +25,9 @@ import (
 // runs it instead of having OPA compile and plan the policy, which took
 // most of a start (≈ 50 ms of CPU). Any other policy, or a plan made from
 // other modules or (in the full build) by another OPA, is compiled as
-// before.
+// before. The same go generate writes the embedded data document, its
+// index and the default policy's digest as Go source too
+// (builtin_data.go; see builtindata.go).
 
 // planKey names the modules a plan was made from.
 func planKey(modules map[string]string) string {

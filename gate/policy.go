@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,6 +45,10 @@ type Policy struct {
 
 	plannedOnce sync.Once
 	hasPlan     bool // the embedded plan was made from Modules
+	// literalData: Data is the embedded data document alone, made from
+	// the generated literals (builtindata.go), and nothing was merged
+	// into it since.
+	literalData bool
 }
 
 // source is where LoadPolicy read a module: the index of its directory in
@@ -77,6 +83,9 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 		if err := p.addDataFile(f); err != nil {
 			return nil, err
 		}
+	}
+	if len(dirs) != 1 || len(dataFiles) != 0 {
+		p.literalData = false
 	}
 	if len(p.Modules) == 0 {
 		return nil, fmt.Errorf("no Rego modules found in %s", strings.Join(dirs, ", "))
@@ -115,6 +124,10 @@ func (p *Policy) addBuiltin(dir int) error {
 	raw, err := builtinFile("data.json")
 	if err != nil {
 		return err
+	}
+	if doc, ok := builtinLiteral(raw); ok {
+		p.literalData = len(p.Data) == 0
+		return mergeData(p.Data, doc, Builtin)
 	}
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
@@ -225,6 +238,14 @@ func mergeData(dst, src map[string]any, from string) error {
 }
 
 func (p *Policy) digest() string {
+	if p.builtinOnly() {
+		return builtinDigest
+	}
+	return p.computeDigest()
+}
+
+// computeDigest hashes the modules and the data.
+func (p *Policy) computeDigest() string {
 	h := sha256.New()
 	writeModules(h, p.Modules)
 	b, _ := json.Marshal(p.Data) // map keys are sorted by encoding/json
@@ -282,7 +303,7 @@ func index(cfg map[string]any) (map[string]any, error) {
 	}
 	if pm, ok := cfg["package_managers"].(map[string]any); ok {
 		var names []any
-		for k := range pm {
+		for _, k := range slices.Sorted(maps.Keys(pm)) {
 			names = append(names, k)
 		}
 		lists["package_managers"] = names
@@ -326,12 +347,23 @@ func (p *Policy) dataDoc() (map[string]any, error) {
 		tg[k] = v
 	}
 	data["toolgate"] = tg
+	if p.builtinOnly() {
+		tg["index"] = builtinIndex()
+		return data, nil
+	}
 	idx, err := index(p.Config())
 	if err != nil {
 		return nil, err
 	}
 	tg["index"] = idx
 	return data, nil
+}
+
+// builtinOnly says whether the policy is the embedded default as it was
+// when go generate wrote its plan and data: its modules are those planned
+// and its data the generated document, untouched.
+func (p *Policy) builtinOnly() bool {
+	return p.literalData && p.planned()
 }
 
 // evaluator holds a compiled policy: OPA's plan of it run by irvm when

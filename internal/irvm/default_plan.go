@@ -3,7 +3,8 @@
 package irvm
 
 var Default = &Static{
-	Key: "fdf79b5870a084b12b17b5284d27d6f41db6416a92aa8b196a1cbc237b6412e2 1.22.2",
+	Key:     "fdf79b5870a084b12b17b5284d27d6f41db6416a92aa8b196a1cbc237b6412e2 1.22.2",
+	checked: true,
 	consts: []constKey{
 		{4, "commands"},
 		{4, "argv"},

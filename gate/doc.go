@@ -9,7 +9,9 @@
 // default policy's built-ins native. The embedded default policy is
 // planned when toolgate is built (internal/irvm/default_plan.go, Go
 // source made by defaultplan.go's go:generate), so a gate on it runs the
-// plan instead of compiling. Options.Topdown
+// plan instead of compiling; the same go:generate writes its data
+// document, index and digest as Go literals (builtin_data.go), so a start
+// on it reads no JSON. Options.Topdown
 // keeps OPA's topdown evaluator; OneShot (the hook) uses the built plan
 // or else topdown (which costs no planning); traced evaluations (explain)
 // and a plan irvm refuses use topdown too. Options.Background compiles on

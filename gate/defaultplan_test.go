@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/loader"
@@ -76,13 +75,12 @@ func TestEmbeddedPlan(t *testing.T) {
 	}
 	// The generated document, index and digest are what reading
 	// data.json makes of them.
-	read := &Policy{Modules: p.Modules, parsed: p.parsed}
 	raw, _ := builtinFile("data.json")
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&read.Data); err != nil {
+	doc, err := decodeBuiltinData(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
+	read := &Policy{Modules: p.Modules, Data: doc, parsed: p.parsed}
 	if !reflect.DeepEqual(p.Data, read.Data) {
 		t.Fatalf("the generated data document differs from data.json:\n%v\n%v", p.Data, read.Data)
 	}
@@ -175,12 +173,11 @@ func builtinDataSource(t *testing.T, p *Policy) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := &Policy{Modules: p.Modules, Data: map[string]any{}}
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&read.Data); err != nil {
+	doc, err := decodeBuiltinData(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
+	read := &Policy{Modules: p.Modules, Data: doc}
 	idx, err := index(read.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -240,4 +237,38 @@ func writeLiteral(t *testing.T, b *bytes.Buffer, v any) {
 // modules.
 func planSource(modules map[string]string, prog *irvm.Program) ([]byte, error) {
 	return prog.GoSource("go generate ./gate", "Default", planKey(modules)+" "+opaVersion)
+}
+
+// TestBuiltinLiteralsOnlyAlone: the generated index and digest stand for
+// the embedded data alone. With a data file on top the index is built from
+// the merged data (a shell the file adds is judged a shell) and the digest
+// covers the file; a data.json other than the one the literals were
+// written from is read from the file.
+func TestBuiltinLiteralsOnlyAlone(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "extra.json")
+	if err := os.WriteFile(f, []byte(`{"toolgate": {"config": {"shells": ["sh", "bash", "myshell"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadPolicy(nil, []string{f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.builtinOnly() || p.Digest == builtinDigest {
+		t.Fatalf("a policy with a data file was taken for the default alone (digest %s)", p.Digest)
+	}
+	doc, err := p.dataDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	shells := doc["toolgate"].(map[string]any)["index"].(map[string]any)["groups"].(map[string]any)["shells"].(map[string]any)
+	if shells["myshell"] != true {
+		t.Fatalf("the index lacks the data file's shell: %v", shells)
+	}
+	raw, _ := builtinFile("data.json")
+	if _, ok := builtinLiteral(raw + "\n"); ok {
+		t.Fatal("the literals were taken for a different data.json")
+	}
+	if _, ok := builtinLiteral(raw); !ok {
+		t.Fatal("the literals were not taken for the data.json they were written from")
+	}
 }

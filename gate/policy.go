@@ -84,9 +84,9 @@ func LoadPolicy(dirs, dataFiles []string) (*Policy, error) {
 			return nil, err
 		}
 	}
-	if len(dirs) != 1 || len(dataFiles) != 0 {
-		p.literalData = false
-	}
+	// The generated index and digest describe the embedded data alone:
+	// another directory's data or a data file changes what they must be.
+	p.literalData = p.literalData && len(dirs) == 1 && len(dataFiles) == 0
 	if len(p.Modules) == 0 {
 		return nil, fmt.Errorf("no Rego modules found in %s", strings.Join(dirs, ", "))
 	}
@@ -125,17 +125,25 @@ func (p *Policy) addBuiltin(dir int) error {
 	if err != nil {
 		return err
 	}
-	if doc, ok := builtinLiteral(raw); ok {
-		p.literalData = len(p.Data) == 0
-		return mergeData(p.Data, doc, Builtin)
+	doc, ok := builtinLiteral(raw)
+	if ok {
+		p.literalData = true
+	} else if doc, err = decodeBuiltinData(raw); err != nil {
+		return fmt.Errorf("loading policy %s: data.json: %w", Builtin, err)
 	}
+	return mergeData(p.Data, doc, Builtin)
+}
+
+// decodeBuiltinData reads the embedded data.json as OPA's loader does:
+// the whole data document, numbers kept as written.
+func decodeBuiltinData(raw string) (map[string]any, error) {
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	var doc map[string]any
 	if err := dec.Decode(&doc); err != nil {
-		return fmt.Errorf("loading policy %s: data.json: %w", Builtin, err)
+		return nil, err
 	}
-	return mergeData(p.Data, doc, Builtin)
+	return doc, nil
 }
 
 // builtinFile is a file of the embedded policy: the embedded string itself

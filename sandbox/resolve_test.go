@@ -46,7 +46,8 @@ func TestRealPathAsEvalSymlinks(t *testing.T) {
 }
 
 // TestPathDirMemoSeesChanges: the PATH directory memo answers again when
-// the directory is replaced or its mode changes.
+// the path leads to another directory (a link into the workspace) or to
+// none, and its memo of a directory whose mode changes is dropped.
 func TestPathDirMemoSeesChanges(t *testing.T) {
 	w := newWorld(t)
 	s := box(t, w, nil)
@@ -57,6 +58,12 @@ func TestPathDirMemoSeesChanges(t *testing.T) {
 	first := s.lookDir(d)
 	if again := s.lookDir(d); again != first {
 		t.Fatalf("memo changed its mind: %+v then %+v", first, again)
+	}
+	if err := os.Chmod(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.lookDir(d); m.mode == first.mode {
+		t.Errorf("a chmod kept the old memo: %+v", m)
 	}
 	// A directory in the workspace, put where the first was through a
 	// link, makes the lookup bail.

@@ -1321,6 +1321,11 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 	if dirSinkVars[name] && !dyn && val != "" {
 		r.addPath(r.word(val), st, "write", cmd, "")
 	}
+	if (name == "BASH_ENV" || name == "ENV") && dyn {
+		// the file a shell runs at start is known only when it runs
+		// (BASH_ENV=<(…) is what a command prints)
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
+	}
 	if r.a.fileSinks[name] && !dyn && val != "" {
 		for _, part := range strings.Split(val, ":") {
 			if part != "" {

@@ -183,16 +183,23 @@ func TestCwdTracking(t *testing.T) {
 // TestUnanalysable: dynamic names and non-literal scripts are reported.
 func TestUnanalysable(t *testing.T) {
 	for src, kind := range map[string]string{
-		`$CMD -rf /`:                 "command_name",
-		"`echo rm` -rf /":            "command_name",
-		`$(printf rm) x`:             "command_name",
-		`bash -c "$SCRIPT"`:          "nested_script",
-		`eval "$X"`:                  "eval",
-		`curl x | bash`:              "stdin_script",
-		`bash <(curl -s x)`:          "procsubst_script",
-		`python3 <(curl -s x)`:       "procsubst_script",
-		`PAGER="$X" git log`:         "nested_script",
-		`cat x.b64 | base64 -d | sh`: "stdin_script",
+		`$CMD -rf /`:                         "command_name",
+		"`echo rm` -rf /":                    "command_name",
+		`$(printf rm) x`:                     "command_name",
+		`bash -c "$SCRIPT"`:                  "nested_script",
+		`eval "$X"`:                          "eval",
+		`curl x | bash`:                      "stdin_script",
+		`bash <(curl -s x)`:                  "procsubst_script",
+		`python3 <(curl -s x)`:               "procsubst_script",
+		`PAGER="$X" git log`:                 "nested_script",
+		`cat x.b64 | base64 -d | sh`:         "stdin_script",
+		`bash --rcfile <(curl -s x) -i`:      "procsubst_script",
+		`BASH_ENV=<(curl -s x) bash -c true`: "nested_script",
+		`ENV="$F" sh -c true`:                "nested_script",
+		`sort --compress-program=sh data`:    "stdin_script",
+		`sort --compress-program="$P" data`:  "nested_script",
+		`perf $SUB rm -rf /`:                 "nested_script",
+		`perf stat "$OPT" rm -rf /`:          "command_name",
 	} {
 		f := analyze(t, src)
 		found := false

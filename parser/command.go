@@ -1008,6 +1008,12 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		if err := r.hyperfine(idx, args, local, sc); err != nil {
 			return nil, err
 		}
+	case "perf":
+		return nil, r.perf(idx, args, local, sc, in)
+	case "sort", "gsort":
+		if err := r.sortCompressor(idx, args, local, sc); err != nil {
+			return nil, err
+		}
 	case "docker", "podman", "nerdctl":
 		r.container(idx, name, args, local)
 	case "screen":
@@ -1507,7 +1513,12 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 		}
 		if strings.HasPrefix(t, "--") {
 			if (t == "--rcfile" || t == "--init-file") && i+1 < len(args) {
-				r.addPath(args[i+1], st, "exec", idx, name)
+				if f := args[i+1]; f.proc || f.dynamic && f.subst {
+					// the start-up file is what a command prints
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: t + " " + f.text, Cmd: idx})
+				} else {
+					r.addPath(f, st, "exec", idx, name)
+				}
 				i++
 			}
 			if t == "--command" {
@@ -3037,6 +3048,41 @@ func (r *run) goTool(idx int, args []field, st *state, sc scope) error {
 			} else {
 				r.addPath(v, st, "exec", idx, "go")
 			}
+		}
+	}
+	return nil
+}
+
+// sortLongs are sort's long options beginning as --compress-program does.
+var sortLongs = []string{"--check", "--compress-program"}
+
+// sortCompressor: sort --compress-program=PROG runs PROG (no shell, no
+// arguments; PROG -d to read back) with sort's data on its standard input
+// whenever it spills to temporary files, as tar runs its -I program: a
+// shell there runs the data.
+func (r *run) sortCompressor(idx int, args []field, st *state, sc scope) error {
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if a.text == "--" {
+			break
+		}
+		t := expandLong(a.text, sortLongs...)
+		prog, ok := field{}, false
+		if v, found := strings.CutPrefix(t, "--compress-program="); found {
+			prog, ok = field{text: v, pattern: v, dynamic: a.dynamic}, true
+		} else if t == "--compress-program" && k+1 < len(args) {
+			k++
+			prog, ok = args[k], true
+		}
+		if !ok {
+			continue
+		}
+		if prog.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sort --compress-program " + prog.text, Cmd: idx})
+			continue
+		}
+		if err := r.nestedIn(shellQuote(prog.text), st.clone(), sc, "nested-shell", stdin{kind: "pipe"}); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -55,7 +55,7 @@ var specs = map[string]spec{
 	"sha512sum": readSpec, "b2sum": readSpec, "cksum": readSpec, "sum": readSpec, "shasum": {opts: "a:", role: "read"},
 	"base64": {opts: "w:", role: "read"}, "base32": {opts: "w:", role: "read"}, "basenc": readSpec,
 	"cut": {opts: "b:c:d:f:", role: "read"}, "paste": {opts: "d:", role: "read"},
-	"sort": {opts: "k:t:o:S:T:", optRole: roles("o", "write"), long: longs("--output", "write", "--files0-from", "read"), role: "read"},
+	"sort": {opts: "k:t:o:S:T:", optRole: roles("o", "write"), long: longs("--output", "write", "--files0-from", "read", "--compress-program", "data"), role: "read"},
 	"uniq": {opts: "f:s:w:", role: "copy"}, "fold": {opts: "w:", role: "read"}, "fmt": {opts: "w:", role: "read"},
 	"pr": readSpec, "column": {opts: "c:s:o:t", role: "read"}, "expand": {opts: "t:", role: "read"}, "unexpand": {opts: "t:", role: "read"},
 	"comm": readSpec, "join": {opts: "t:1:2:j:o:e:", role: "read"},

@@ -49,7 +49,7 @@ var perfRunners = map[string]perfOpts{"stat": perfStat, "record": perfRecord, "t
 // perfRecorders are the subcommands whose own `record` runs a command with
 // perf record's options: perf sched record CMD, perf kvm stat record CMD.
 var perfRecorders = map[string]bool{"sched": true, "mem": true, "c2c": true, "lock": true, "kmem": true, "kwork": true,
-	"timechart": true, "kvm": true, "script": true}
+	"timechart": true, "kvm": true}
 
 // perf judges what `perf …` runs: the command of a runner, the --pre and
 // --post command lines of perf stat (run by a shell), the script of perf
@@ -75,15 +75,16 @@ func (r *run) perf(idx int, args []field, st *state, sc scope, in stdin) error {
 	sub := args[k].text
 	rest := args[k+1:]
 	if opts, ok := perfRunners[sub]; ok {
-		if sub == "ftrace" && len(rest) > 0 && (rest[0].text == "trace" || rest[0].text == "latency" || rest[0].text == "profile") {
+		// perf stat record CMD, perf trace record CMD, perf ftrace latency CMD
+		if len(rest) > 0 && (rest[0].text == "record" || sub == "ftrace" && (rest[0].text == "trace" || rest[0].text == "latency" || rest[0].text == "profile")) {
 			rest = rest[1:]
 		}
 		return r.perfRun(idx, sub, opts, rest, st, sc, in)
 	}
+	if sub == "script" {
+		return r.perfScript(idx, rest, st, sc, in)
+	}
 	if perfRecorders[sub] {
-		if sub == "script" {
-			r.perfScript(idx, rest, st)
-		}
 		// the first "record" among the words: no option of these takes it
 		// as a value
 		for j, a := range rest {
@@ -95,11 +96,7 @@ func (r *run) perf(idx int, args []field, st *state, sc scope, in stdin) error {
 				break
 			}
 			if a.text == "record" {
-				rec := rest[j+1:]
-				if sub == "script" && len(rec) > 0 && !strings.HasPrefix(rec[0].text, "-") {
-					rec = rec[1:] // the script's name
-				}
-				return r.perfRun(idx, sub+" record", perfRecord, rec, st, sc, in)
+				return r.perfRun(idx, sub+" record", perfRecord, rest[j+1:], st, sc, in)
 			}
 		}
 	}
@@ -209,15 +206,34 @@ func (r *run) perfCommand(idx int, sub string, argv []field, st *state, sc scope
 }
 
 // perfScript: perf script -s FILE (and --script=FILE) runs FILE in perf's
-// Python or Perl.
-func (r *run) perfScript(idx int, args []field, st *state) {
-	for k, a := range args {
+// Python or Perl. `perf script [record] NAME [ARGS] CMD` records CMD for the
+// script NAME; how many arguments NAME takes is the script's own, so every
+// word after the first operand that could begin the command is judged as
+// its start (a superset of what perf runs).
+func (r *run) perfScript(idx int, args []field, st *state, sc scope, in stdin) error {
+	first := -1
+	for k := 0; k < len(args); k++ {
+		a := args[k]
 		switch {
+		case a.dynamic:
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "perf script " + a.text, Cmd: idx})
+			return nil
 		case (a.text == "-s" || a.text == "--script") && k+1 < len(args):
-			r.addPath(args[k+1], st, "exec", idx, "perf")
+			k++
+			r.addPath(args[k], st, "exec", idx, "perf")
 		case strings.HasPrefix(a.text, "--script="):
 			v := strings.TrimPrefix(a.text, "--script=")
-			r.addPath(field{text: v, pattern: v, dynamic: a.dynamic}, st, "exec", idx, "perf")
+			r.addPath(field{text: v, pattern: v}, st, "exec", idx, "perf")
+		case a.text == "--":
+			return r.perfCommand(idx, "script", args[k+1:], st, sc, in)
+		case strings.HasPrefix(a.text, "-"):
+		case first < 0:
+			first = k // the script (or "record" / "report")
+		default:
+			if err := r.perfCommand(idx, "script", args[k:], st, sc, in); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
 }

@@ -21,7 +21,10 @@ func TestPerfRunsItsCommand(t *testing.T) {
 		"perf mem -t load record ls":               {"perf", "ls"},
 		"perf kvm --host stat record ls":           {"perf", "ls"},
 		"perf ftrace latency -T f ls":              {"perf", "ls"},
-		"perf script record failed-syscalls ls":    {"perf", "ls"},
+		"perf script record failed-syscalls ls":    {"perf", "failed-syscalls", "ls"},
+		"perf script failed-syscalls ls":           {"perf", "ls"},
+		"perf stat record -e cycles ls":            {"perf", "ls"},
+		"perf trace record ls":                     {"perf", "ls"},
 		"perf stat --pre 'make clean' ls":          {"perf", "make", "ls"},
 		"perf iostat -- ls":                        {"perf", "ls"},
 		// unknown to the table: either the value of --newer or the command

@@ -96,11 +96,15 @@ func (s *Sandbox) fixedMounts() []string {
 			// hidden place or is masked by its own entry.
 			continue
 		}
-		if fi.IsDir() {
-			ms = append(ms, mount{p, []string{"--tmpfs", p, "--remount-ro", p}})
-		} else {
-			ms = append(ms, mount{p, []string{"--ro-bind", "/dev/null", p}})
+		if st, ok := s.boxKeptOut(p); ok {
+			// Its mode already keeps the box out (no read, write, search
+			// or execute for whom the box is): a mask would only cost
+			// every box's start a mount. args masks it again once its
+			// inode or metadata change.
+			s.keptOut = append(s.keptOut, st)
+			continue
 		}
+		ms = append(ms, mount{p, maskArgs(p, fi.IsDir())})
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
 	var out []string
@@ -219,6 +223,99 @@ func hostRootFSFor(ws, bash string) hostRootFS {
 		return p.fs
 	}
 	return makeHostRootFS(bash)
+}
+
+// maskArgs hides p in the box: an empty read-only directory over a
+// directory, /dev/null over anything else.
+func maskArgs(p string, dir bool) []string {
+	if dir {
+		return []string{"--tmpfs", p, "--remount-ro", p}
+	}
+	return []string{"--ro-bind", "/dev/null", p}
+}
+
+// keptOut is a secret path left unmasked because its mode keeps the box
+// out, with what showed that: a chmod, chown, ACL change or replacement
+// changes the inode number or the change time.
+type keptOut struct {
+	path  string
+	ino   uint64
+	ctime unix.Timespec
+}
+
+// boxKeptOut says whether a box could do nothing with the entry at p of a
+// system directory (read, write, search or execute it) by its mode bits as
+// the box meets them. It answers no when unsure: an entry it cannot look
+// at, a link, or one with an access ACL, whose entries the bits do not
+// show.
+func (s *Sandbox) boxKeptOut(p string) (keptOut, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return keptOut{}, false
+	}
+	if _, err := unix.Lgetxattr(p, "system.posix_acl_access", nil); err == nil ||
+		!(errors.Is(err, unix.ENODATA) || errors.Is(err, unix.EOPNOTSUPP)) {
+		return keptOut{}, false
+	}
+	if s.boxBits(p, &st) != 0 {
+		return keptOut{}, false
+	}
+	return keptOut{p, st.Ino, st.Ctim}, true
+}
+
+// remasks masks again, for one box, each path left unmasked whose inode or
+// metadata changed since and which the box may now touch: a secret made
+// readable while toolgate runs stays hidden, as it does under a mask.
+func (s *Sandbox) remasks() []string {
+	var a []string
+	for _, k := range s.keptOut {
+		var st unix.Stat_t
+		if unix.Lstat(k.path, &st) != nil {
+			continue // gone: nothing to hide
+		}
+		if st.Ino == k.ino && st.Ctim == k.ctime {
+			continue
+		}
+		if _, ok := s.boxKeptOut(k.path); ok || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			continue
+		}
+		a = append(a, maskArgs(k.path, st.Mode&unix.S_IFMT == unix.S_IFDIR)...)
+	}
+	return a
+}
+
+// boxBits is the permission triplet that applies to a box for the entry st
+// at p of a system directory. A host-root box meets a directory through
+// the view as someone else: there root's ids are mapped away and every
+// other id is unmapped, so only others' bits apply. Without a view it is
+// uid 0 and gid 0 (boxSees). Any other box is a host user without
+// capabilities: toolgate's own user with its groups, or the workspace's
+// owner with none (bwrap started with those credentials).
+func (s *Sandbox) boxBits(p string, st *unix.Stat_t) uint32 {
+	if s.hostRoot {
+		if s.hostFS.view != nil {
+			for _, d := range systemDirs {
+				if within(p, d) && s.hostFS.view.path(d) != "" {
+					return st.Mode & 7
+				}
+			}
+		}
+		return boxSees(st)
+	}
+	uid, gid := uint32(os.Getuid()), uint32(os.Getgid())
+	var groups []int
+	if s.cred != nil {
+		uid, gid = s.cred.Uid, s.cred.Gid
+	} else {
+		groups, _ = os.Getgroups()
+	}
+	switch {
+	case st.Uid == uid:
+		return st.Mode >> 6 & 7
+	case st.Gid == gid || slices.Contains(groups, int(st.Gid)):
+		return st.Mode >> 3 & 7
+	}
+	return st.Mode & 7
 }
 
 // boxSees is what a host-root box (uid 0, gid 0, no supplementary groups,
@@ -477,6 +574,7 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 		<-s.fixedDone
 	}
 	a = append(a, s.fixed...)
+	a = append(a, s.remasks()...)
 
 	// The home directory and the workspace, parents first: a workspace in
 	// the home directory is mounted over the empty home, a home inside the

@@ -311,9 +311,9 @@ func TestMayShow(t *testing.T) {
 	}
 }
 
-// The policy's masks hold on the view as everywhere, even over what the
-// box could not read there anyway: a file made readable later stays
-// hidden.
+// The policy's masks hold on the view as everywhere. What the box could
+// not touch there anyway costs no mount, and a file made readable later
+// stays hidden: the next box masks it again.
 func TestViewKeepsTheMasks(t *testing.T) {
 	dir, _ := rootTree(t)
 	savedDirs := systemDirs
@@ -334,6 +334,42 @@ func TestViewKeepsTheMasks(t *testing.T) {
 	for _, p := range []string{"pub", "listonly/ok", "secret", "private/inner"} {
 		if out := output(run(t, s, "cat "+filepath.Join(dir, p)+" 2>/dev/null")); strings.Contains(out, "CONTENT") {
 			t.Errorf("%s readable in the box: %q", p, out)
+		}
+	}
+	mounted := func() map[string]bool {
+		args, err := s.args(Request{Command: "true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		on := map[string]bool{}
+		for i, a := range args {
+			if (a == "--ro-bind" || a == "--tmpfs") && i+2 < len(args) {
+				on[args[i+1]], on[args[i+2]] = true, true
+			}
+		}
+		return on
+	}
+	on := mounted()
+	for p, want := range map[string]bool{"pub": true, "listonly/ok": true, "secret": false, "private": false, "listonly/key": false} {
+		if on[filepath.Join(dir, p)] != want {
+			t.Errorf("%s mounted over: %v, want %v", p, !want, want)
+		}
+	}
+	// Made readable while toolgate runs: masked again, and unreadable.
+	for _, p := range []string{"secret", "private"} {
+		if err := os.Chmod(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	on = mounted()
+	for _, p := range []string{"secret", "private"} {
+		if !on[filepath.Join(dir, p)] {
+			t.Errorf("%s made readable is not masked again", p)
+		}
+	}
+	for _, p := range []string{"secret", "private/inner"} {
+		if out := output(run(t, s, "cat "+filepath.Join(dir, p)+" 2>/dev/null")); strings.Contains(out, "CONTENT") {
+			t.Errorf("%s made readable is readable in the box: %q", p, out)
 		}
 	}
 }

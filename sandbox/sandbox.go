@@ -186,6 +186,9 @@ type Sandbox struct {
 	// maskedPaths are the paths of the system directories hidden by
 	// masks, set with fixed.
 	maskedPaths []string
+	// keptOut are the masked paths left without a mount since their mode
+	// keeps the box out, set with fixed.
+	keptOut []keptOut
 	// cred runs bwrap as the workspace's owner when toolgate is root and
 	// the workspace is not root's: the box then has that user's host uid,
 	// not root's.

@@ -471,20 +471,7 @@ func (r *Runner) exec(ctx context.Context, command string, res gate.Result, rec 
 		return
 	}
 	rec.Sandbox = string(sb.Mode())
-	dir := sb.Workspace()
-	if res.Input != nil && res.Input.Cwd != "" {
-		dir = res.Input.Cwd
-	}
-	network, _ := res.Sandbox["network"].(bool)
-	if onApproval, _ := res.Sandbox["network_on_approval"].(bool); onApproval {
-		// The ask was about network access; a person (or --approve allow)
-		// said yes to it.
-		switch rec.Approval {
-		case "approved", "edited", "auto":
-			network = true
-		}
-	}
-	out, err := sb.Run(ctx, sandbox.Request{Command: command, Dir: dir, Network: network})
+	out, err := sb.Run(ctx, r.request(command, res, rec.Approval))
 	if err != nil {
 		var u *sandbox.Unavailable
 		if errors.As(err, &u) {
@@ -502,6 +489,25 @@ func (r *Runner) exec(ctx context.Context, command string, res gate.Result, rec 
 	rec.ExitCode = &code
 }
 
+// request is the sandbox request of an allowed exec call: in the directory
+// the gate judged, with the network when the decision grants it.
+func (r *Runner) request(command string, res gate.Result, approval string) sandbox.Request {
+	dir := r.o.Sandbox.Workspace()
+	if res.Input != nil && res.Input.Cwd != "" {
+		dir = res.Input.Cwd
+	}
+	network, _ := res.Sandbox["network"].(bool)
+	if onApproval, _ := res.Sandbox["network_on_approval"].(bool); onApproval {
+		// The ask was about network access; a person (or --approve allow)
+		// said yes to it.
+		switch approval {
+		case "approved", "edited", "auto":
+			network = true
+		}
+	}
+	return sandbox.Request{Command: command, Dir: dir, Network: network}
+}
+
 // SandboxMasks returns the absolute secret paths of a policy's
 // data.toolgate.config (sensitive_paths), or the default list: the sandbox
 // hides them where they lie inside a directory it shows.
@@ -516,4 +522,73 @@ func SandboxMasks(cfg map[string]any) []string {
 		}
 	}
 	return list
+}
+
+// Ahead is the box made ahead for the exec call of a line not run yet
+// (Prestart); the zero Ahead is none.
+type Ahead struct{ ticket uint64 }
+
+// Prestart has the sandbox make the box of line's call ahead of its turn,
+// when the line is one exec call, without working_dir, that the policy
+// allows as things stand now. It runs nothing and records nothing: the
+// call is decided again in its turn, against the files as the calls before
+// it left them, and runs in that box only if the sandbox would make the
+// same box then (sandbox.Prestart). Forget drops the box once the line
+// has run.
+func (r *Runner) Prestart(ctx context.Context, line []byte, lineNo int) Ahead {
+	sb := r.o.Sandbox
+	if sb == nil || sb.Mode() != sandbox.ModeBwrap {
+		return Ahead{}
+	}
+	call, ok := r.SingleExec(line, lineNo)
+	if !ok {
+		return Ahead{}
+	}
+	var a struct {
+		Command    string  `json:"command"`
+		WorkingDir *string `json:"working_dir"`
+	}
+	if json.Unmarshal(call.Args, &a) != nil || a.Command == "" || (a.WorkingDir != nil && *a.WorkingDir != "") {
+		return Ahead{}
+	}
+	res := r.Gate().Decide(ctx, call)
+	approval := ""
+	switch {
+	case res.Decision == "allow":
+	case res.Decision == "ask" && r.o.Approve == ApproveAllow:
+		approval = "auto"
+	default:
+		return Ahead{}
+	}
+	return Ahead{sb.Prestart(r.request(a.Command, res, approval))}
+}
+
+// Forget drops the box made ahead for a line that has run, if its call did
+// not use it.
+func (r *Runner) Forget(a Ahead) {
+	if a.ticket != 0 && r.o.Sandbox != nil {
+		r.o.Sandbox.Forget(a.ticket)
+	}
+}
+
+// CanPrestart says whether Prestart can make boxes now.
+func (r *Runner) CanPrestart() bool {
+	return r.o.Sandbox != nil && r.o.Sandbox.CanPrestart()
+}
+
+// DiscardPrestarted drops every box made ahead.
+func (r *Runner) DiscardPrestarted() {
+	if r.o.Sandbox != nil {
+		r.o.Sandbox.DiscardPrestarted()
+	}
+}
+
+// SingleExec returns the call of a line that holds exactly one exec call
+// and nothing else.
+func (r *Runner) SingleExec(line []byte, lineNo int) (gate.Call, bool) {
+	ds := r.Gate().Calls(line, lineNo)
+	if len(ds) != 1 || ds[0].Err != nil || ds[0].Call.Tool != "exec" {
+		return gate.Call{}, false
+	}
+	return ds[0].Call, true
 }

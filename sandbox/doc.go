@@ -37,6 +37,18 @@
 // limits (the CPU hard limit, the OOM killer) still end it; a process the
 // command starts has the usual signal semantics.
 //
+// Boxes made ahead (warm.go): a front end that knows the next command
+// while the current one runs (`toolgate run` reading a stream) can have
+// its box made meanwhile with Prestart. Its first program is the system
+// shell waiting for a go-ahead on a pipe, so a toolgate that dies leaves
+// nothing that runs; Run uses it only for the same request when the
+// command line it would build then is identical, and only if every box
+// released while it waited held its workspace mounts in place. Anything
+// else drops it. The cgroup join and rlimits happen while it waits; the
+// snapshots for the git and agent-config checks are taken at release.
+// Two emptied cgroups take turns, so a box never waits for the last
+// one's to empty.
+//
 // If bubblewrap is missing or cannot make namespaces, Run refuses with an
 // *Unavailable error that carries a hint; nothing runs. ModeNone runs
 // commands on the host for trusted set-ups; results say so.

@@ -217,34 +217,36 @@ type Sandbox struct {
 	locateOnce sync.Once
 	locateErr  error
 
-	// spare is the cgroup of the next run: the last box's, emptied, or a
-	// fresh one, made off the critical path. spareReady, while set, is
-	// closed when the cgroup of a box that ended has been emptied and
-	// offered as the spare.
-	spareMu    sync.Mutex
-	spare      *boxCgroup
-	spareReady chan struct{}
+	// spares are emptied cgroups kept for the next boxes (recycleCgroup);
+	// none are kept once the sandbox is closed.
+	spareMu      sync.Mutex
+	spares       []*boxCgroup
+	sparesClosed bool
+
+	// warm are the boxes made ahead (warm.go), oldest first; pinned the
+	// workspace mounts of the boxes running.
+	warmMu  sync.Mutex
+	warm    []*warmBox
+	pinned  []*[]string
+	closed  bool
+	tickets uint64
 
 	// pathDirs remembers what lookBox learnt of each PATH directory.
 	pathMu   sync.Mutex
 	pathDirs map[string]pathDir
 }
 
-// takeCgroup returns a cgroup for a box: the spare if there is one (waiting
-// for the one being emptied), else a fresh one.
+// takeCgroup returns a cgroup for a box: an emptied one kept from an
+// earlier box if there is one, else a fresh one. It does not wait for the
+// last box's cgroup to empty: that is on the way of a box made ahead, whose
+// release would wait for it.
 func (s *Sandbox) takeCgroup() (*boxCgroup, error) {
 	s.spareMu.Lock()
-	ready := s.spareReady
-	s.spareMu.Unlock()
-	if ready != nil {
-		select {
-		case <-ready:
-		case <-time.After(time.Second):
-		}
+	var cg *boxCgroup
+	if n := len(s.spares); n > 0 {
+		cg = s.spares[n-1]
+		s.spares = s.spares[:n-1]
 	}
-	s.spareMu.Lock()
-	cg := s.spare
-	s.spare = nil
 	s.spareMu.Unlock()
 	if cg != nil {
 		return cg, nil
@@ -252,42 +254,32 @@ func (s *Sandbox) takeCgroup() (*boxCgroup, error) {
 	return s.cg.create(s.lim)
 }
 
-// recycleCgroup empties the cgroup of a box that ended and keeps it for the
-// next box: making and removing a cgroup per box costs more than the
+// maxSpares is how many emptied cgroups are kept: the last box's is still
+// being emptied when the next box starts, so two take turns.
+const maxSpares = 2
+
+// recycleCgroup empties the cgroup of a box that ended and keeps it for a
+// later box: making and removing a cgroup per box costs more than the
 // rest of toolgate's work for it. Only an empty cgroup is kept (nothing of
 // one box may count against, or be killed with, the next), with its event
 // counts as the next box's base; one that does not empty soon after its
-// processes are killed is replaced by a fresh one and removed once they
-// are gone.
+// processes are killed is removed once they are gone.
 func (s *Sandbox) recycleCgroup(cg *boxCgroup) {
-	ready := make(chan struct{})
-	s.spareMu.Lock()
-	s.spareReady = ready
-	s.spareMu.Unlock()
 	s.pending.Add(1)
 	go func() {
 		defer s.pending.Done()
-		var old *boxCgroup
 		if cg.drain() {
 			pids, kills := cg.counts()
 			cg.base = eventCounts{pids, kills}
-		} else {
-			old = cg
-			cg, _ = s.cg.create(s.lim) // on failure the next box makes its own
-		}
-		s.spareMu.Lock()
-		if s.spare == nil {
-			s.spare, cg = cg, nil
-		}
-		if s.spareReady == ready {
-			s.spareReady = nil
-		}
-		s.spareMu.Unlock()
-		close(ready)
-		for _, c := range []*boxCgroup{cg, old} {
-			if c != nil {
-				_ = c.remove()
+			s.spareMu.Lock()
+			if len(s.spares) < maxSpares && !s.sparesClosed {
+				s.spares = append(s.spares, cg)
+				cg = nil
 			}
+			s.spareMu.Unlock()
+		}
+		if cg != nil {
+			_ = cg.remove()
 		}
 	}()
 }
@@ -299,6 +291,7 @@ func (s *Sandbox) Close() error {
 	if s == nil {
 		return nil
 	}
+	s.closeWarm()
 	// A run that is being stopped (its context was canceled) finishes
 	// within moments; wait for it so its cgroup is removed too.
 	done := make(chan struct{})
@@ -317,13 +310,14 @@ func (s *Sandbox) Close() error {
 		s.hostFS.view = nil
 	}
 	s.spareMu.Lock()
-	cg := s.spare
-	s.spare = nil
+	cgs := s.spares
+	s.spares, s.sparesClosed = nil, true
 	s.spareMu.Unlock()
-	if cg != nil {
-		return cg.remove()
+	var err error
+	for _, cg := range cgs {
+		err = errors.Join(err, cg.remove())
 	}
-	return nil
+	return err
 }
 
 // New prepares a sandbox. It fails only on a bad configuration; whether
@@ -581,6 +575,11 @@ func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
 		return Result{Mode: s.cfg.Mode}, err
 	}
 	if s.works.Load() {
+		if w := s.takeWarm(req); w != nil {
+			if res, ok, err := s.runWarm(ctx, req, w); ok {
+				return res, err
+			}
+		}
 		return s.runBwrap(ctx, req)
 	}
 	// Until a box has been made, the command itself is the probe: a box
@@ -653,43 +652,78 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	if err != nil {
 		return res, err
 	}
+	b, err := s.startBox(args, nil)
+	if err != nil {
+		return res, err
+	}
+	return s.runBox(ctx, b, wsTargets(args, s.ws))
+}
+
+// boxProc is a bwrap process that was started and waits for its release:
+// bwrap blocked on --block-fd, or (a box made ahead) the box's first
+// program waiting for its go-ahead on a pipe.
+type boxProc struct {
+	// child and cg are set when the box was joined to its cgroup and given
+	// its rlimits before runBox (a box made ahead).
+	child          int
+	cg             *boxCgroup
+	cmd            *exec.Cmd
+	infoR          *os.File // bwrap's --info-fd: the box's pid 1
+	release        *os.File // one write lets the command run
+	token          []byte
+	files          []*os.File // closed once bwrap ended
+	stdout, stderr *Capture
+	start          time.Time
+}
+
+// startBox starts bwrap with args. Descriptors 3 (info) and 5 (the seccomp
+// filter) are bwrap's; 4 is its --block-fd, or, with token set, the pipe on
+// which the box's first program waits for token.
+func (s *Sandbox) startBox(args []string, token []byte) (*boxProc, error) {
+	b := &boxProc{token: token}
+	if b.token == nil {
+		b.token = []byte{1}
+	}
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
-		return res, err
+		return nil, err
 	}
-	defer infoR.Close()
-	blockR, blockW, err := os.Pipe()
+	relR, relW, err := os.Pipe()
 	if err != nil {
+		infoR.Close()
 		infoW.Close()
-		return res, err
+		return nil, err
 	}
-	defer blockW.Close()
-	extra := []*os.File{infoW, blockR} // fds 3 and 4
+	b.infoR, b.release = infoR, relW
+	b.files = []*os.File{infoR, relW}
+	child := []*os.File{infoW, relR} // fds 3 and 4
+	closeAll := func() {
+		for _, f := range append(child, b.files...) {
+			f.Close()
+		}
+	}
 	if s.seccomp != nil {
 		// fd 5: the filter, read by bwrap to its end.
 		scR, scW, err := os.Pipe()
 		if err != nil {
-			infoW.Close()
-			blockR.Close()
-			return res, err
+			closeAll()
+			return nil, err
 		}
 		_, werr := scW.Write(s.seccomp)
 		scW.Close()
-		defer scR.Close()
+		child = append(child, scR)
 		if werr != nil {
-			infoW.Close()
-			blockR.Close()
-			return res, werr
+			closeAll()
+			return nil, werr
 		}
-		extra = append(extra, scR)
 	}
 
-	stdout := NewCapture(captureHead, captureTail)
-	stderr := NewCapture(captureHead, captureTail)
+	b.stdout = NewCapture(captureHead, captureTail)
+	b.stderr = NewCapture(captureHead, captureTail)
 	cmd := exec.Command(s.bwrap, args...)
 	cmd.Env = []string{}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.ExtraFiles = extra
+	cmd.Stdout, cmd.Stderr = b.stdout, b.stderr
+	cmd.ExtraFiles = child
 	cred := s.cred
 	if cred == nil && s.hostRoot {
 		// Root's supplementary groups would go into the box with it, and
@@ -699,14 +733,90 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	cmd.WaitDelay = 2 * time.Second
+	b.cmd = cmd
 
-	start := time.Now()
+	b.start = time.Now()
 	err = cmd.Start()
-	infoW.Close()
-	blockR.Close()
-	if err != nil {
-		return res, &Unavailable{Reason: "cannot start bubblewrap: " + err.Error(), Hint: "check that " + s.bwrap + " is executable"}
+	for _, f := range child {
+		f.Close()
 	}
+	if err != nil {
+		for _, f := range b.files {
+			f.Close()
+		}
+		return nil, &Unavailable{Reason: "cannot start bubblewrap: " + err.Error(), Hint: "check that " + s.bwrap + " is executable"}
+	}
+	return b, nil
+}
+
+// childPid reads the box's pid 1 from bwrap's info; 0 when bwrap failed
+// before making the box (its stderr says why).
+func (b *boxProc) childPid() (int, error) {
+	var info struct {
+		ChildPid int `json:"child-pid"`
+	}
+	_ = b.infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := json.NewDecoder(b.infoR).Decode(&info); err != nil {
+		return 0, err
+	}
+	if info.ChildPid <= 0 {
+		return 0, errors.New("no child pid")
+	}
+	return info.ChildPid, nil
+}
+
+// confine learns the box's pid 1 from bwrap, joins it to a cgroup of its
+// own and sets its rlimits, before anything of the command runs. A
+// *setupError means bwrap failed before making the box (it has exited);
+// with any other error b.child and b.cg say what was done.
+func (s *Sandbox) confine(b *boxProc) error {
+	var cg *boxCgroup
+	if s.cg != nil {
+		var err error
+		if cg, err = s.takeCgroup(); err != nil {
+			return fmt.Errorf("cannot make the box's cgroup: %w", err)
+		}
+	}
+	child, derr := b.childPid()
+	if derr != nil {
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		_ = b.cmd.Wait() // bwrap failed before making the box; its stderr says why
+		if cg != nil {
+			s.recycleCgroup(cg) // nothing joined it
+		}
+		msg := strings.TrimSpace(b.stderr.Text().String())
+		if msg == "" {
+			msg = derr.Error()
+		}
+		return &setupError{fmt.Errorf("bubblewrap failed to set up the box: %s", msg)}
+	}
+	b.child, b.cg = child, cg
+	if cg != nil {
+		// The box's pid 1 starts every process of the box; bwrap's outer
+		// process only waits for it.
+		if err := cg.join(child); err != nil {
+			return err
+		}
+	}
+	if s.prologue == "" {
+		if err := s.setRlimits(child); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runBox joins a started box to its cgroup, sets its rlimits, releases it
+// and waits for it. targets are its mounts in the workspace: while it runs
+// they are pinned (see warm.go).
+func (s *Sandbox) runBox(ctx context.Context, b *boxProc, targets []string) (res Result, err error) {
+	res.Mode = ModeBwrap
+	defer func() {
+		for _, f := range b.files {
+			f.Close()
+		}
+	}()
+	cmd, stdout, stderr := b.cmd, b.stdout, b.stderr
 	var (
 		killOnce sync.Once
 		child    int
@@ -744,51 +854,30 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	// command is checked against afterwards is taken now, and the cgroup
 	// made ready.
 	gitBefore, cfgBefore := s.snapshotGit(), s.snapshotAgentConfig()
-	if s.cg != nil {
-		if cg, err = s.takeCgroup(); err != nil {
-			return abort(fmt.Errorf("cannot make the box's cgroup: %w", err))
-		}
-	}
-
-	var info struct {
-		ChildPid int `json:"child-pid"`
-	}
-	_ = infoR.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if derr := json.NewDecoder(infoR).Decode(&info); derr != nil || info.ChildPid <= 0 {
-		_ = cmd.Wait() // bwrap failed before making the box; its stderr says why
-		if cg != nil {
-			s.recycleCgroup(cg) // nothing joined it
-		}
-		msg := strings.TrimSpace(stderr.Text().String())
-		if msg == "" && derr != nil {
-			msg = derr.Error()
-		}
-		return res, &setupError{fmt.Errorf("bubblewrap failed to set up the box: %s", msg)}
-	}
-	child = info.ChildPid
-	if cg != nil {
-		// The box's pid 1 starts every process of the box; bwrap's outer
-		// process only waits for it.
-		if err = cg.join(child); err != nil {
+	if b.child == 0 {
+		if err = s.confine(b); err != nil {
+			child, cg = b.child, b.cg
+			var se *setupError
+			if errors.As(err, &se) {
+				return res, err
+			}
 			return abort(err)
 		}
 	}
-	if s.prologue == "" {
-		if err = s.setRlimits(child); err != nil {
-			return abort(err)
-		}
-	}
+	child, cg = b.child, b.cg
 
+	pin := s.pin(targets)
+	defer s.unpin(pin)
 	wd := s.watch(ctx, stdout, stderr, kill)
-	if _, err = blockW.Write([]byte{1}); err != nil {
+	if _, err = b.release.Write(b.token); err != nil {
 		wd.finish(&res)
 		return abort(fmt.Errorf("cannot release the box: %w", err))
 	}
-	blockW.Close()
+	b.release.Close()
 
 	werr := cmd.Wait()
 	wd.finish(&res)
-	res.Duration = time.Since(start)
+	res.Duration = time.Since(b.start)
 	// Background children of the command died with the box's pid 1 (the
 	// kernel ends its pid namespace). Both pids are reaped now, and may
 	// already name other processes: they get no signal. The cgroup's own
@@ -803,6 +892,11 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	res.Stdout, res.Stderr = stdout.Text(), stderr.Text()
 	res.ExitCode = exitCode(cmd.ProcessState, werr)
 	res.Notes = append(s.checkGit(gitBefore), s.checkAgentConfig(cfgBefore)...)
+	if len(res.Notes) > 0 {
+		// toolgate moved or rewrote files in the workspace: boxes made
+		// ahead may have mounts on what was there before.
+		s.DiscardPrestarted()
+	}
 	if ctx.Err() != nil && !res.TimedOut {
 		return res, fmt.Errorf("command stopped: %w", ctx.Err())
 	}

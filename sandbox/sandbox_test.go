@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -357,45 +356,55 @@ func TestForkBombIsContained(t *testing.T) {
 	}
 }
 
-// A box's cgroup is emptied and kept for the next box, not made and removed
-// for each; Close removes the one kept.
+// A box's cgroup is emptied and kept for later boxes, not made and removed
+// for each: two take turns, so the next box need not wait for the last
+// one's to empty. Close removes the ones kept.
 func TestCgroupIsReused(t *testing.T) {
 	w := newWorld(t)
 	s := box(t, w, nil)
 	if s.cg == nil {
 		t.Skip("no cgroups here")
 	}
-	spare := func() []string {
+	spares := func() [][]string {
 		s.pending.Wait()
 		s.spareMu.Lock()
 		defer s.spareMu.Unlock()
-		if s.spare == nil {
-			return nil
+		var out [][]string
+		for _, cg := range s.spares {
+			out = append(out, append([]string(nil), cg.dirs...))
 		}
-		return append([]string(nil), s.spare.dirs...)
+		return out
 	}
-	run(t, s, "true")
-	first := spare()
-	if len(first) == 0 {
-		t.Fatal("no cgroup kept after the first box")
-	}
-	if res := run(t, s, "sleep 0.2 & echo $$"); res.ExitCode != 0 {
-		t.Fatalf("second box: %+v %s", res, output(res))
-	}
-	if again := spare(); !slices.Equal(again, first) {
-		t.Errorf("the second box's cgroup %v is not the first's %v", again, first)
-	}
-	for _, d := range first {
-		if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err != nil || len(b) != 0 {
-			t.Errorf("kept cgroup %s: %q, %v", d, b, err)
+	seen := map[string]bool{}
+	for i := 0; i < 6; i++ {
+		if res := run(t, s, "sleep 0.05 & echo $$"); res.ExitCode != 0 {
+			t.Fatalf("box %d: %+v %s", i, res, output(res))
+		}
+		kept := spares()
+		if len(kept) == 0 || len(kept) > maxSpares {
+			t.Fatalf("after box %d: %d cgroups kept, want 1 to %d", i, len(kept), maxSpares)
+		}
+		for _, dirs := range kept {
+			seen[dirs[0]] = true
+			for _, d := range dirs {
+				if b, err := os.ReadFile(filepath.Join(d, "cgroup.procs")); err != nil || len(b) != 0 {
+					t.Errorf("kept cgroup %s: %q, %v", d, b, err)
+				}
+			}
 		}
 	}
+	if len(seen) > maxSpares {
+		t.Errorf("%d cgroups made for 6 boxes run one after the other, want at most %d", len(seen), maxSpares)
+	}
+	kept := spares()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range first {
-		if _, err := os.Stat(d); !os.IsNotExist(err) {
-			t.Errorf("%s outlives Close: %v", d, err)
+	for _, dirs := range kept {
+		for _, d := range dirs {
+			if _, err := os.Stat(d); !os.IsNotExist(err) {
+				t.Errorf("%s outlives Close: %v", d, err)
+			}
 		}
 	}
 }

@@ -82,7 +82,7 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	defer w.Flush()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong bool, _ bool) error {
+	answer := func(line []byte, n int, tooLong bool) error {
 		var recs []runner.Record
 		if tooLong {
 			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
@@ -102,5 +102,125 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 		}
 		// Each answer goes out at once: an agent waits for it.
 		return w.Flush()
-	})
+	}
+	if mode != sandbox.ModeBwrap {
+		return eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong bool, _ bool) error {
+			return answer(line, n, tooLong)
+		})
+	}
+	return runAhead(ctx, r, in, answer)
+}
+
+// aheadDepth is how many lines past the current one may have their box
+// made ahead (sandbox.Prestart keeps at most two).
+const aheadDepth = 2
+
+// queued is a line read but not answered yet.
+type queued struct {
+	line    []byte
+	n       int
+	tooLong bool
+	exec    bool // one exec call and nothing else
+	// asked is closed once the box made ahead for it (ahead) is settled;
+	// nil when none was asked for.
+	asked chan struct{}
+	ahead runner.Ahead
+}
+
+// runAhead answers the lines of in in order, as eachLine does, while it
+// has the boxes of the next exec calls made ahead (runner.Prestart) as the
+// current one runs. It reads past the current line only what is already
+// there: an agent that sends one call and waits is answered as before. A
+// line that is not one exec call may change the workspace in ways boxes
+// made before it do not see: every box made ahead is dropped before it
+// runs.
+func runAhead(ctx context.Context, r *runner.Runner, in io.Reader, answer func([]byte, int, bool) error) error {
+	lines := make(chan *queued, aheadDepth+1)
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(lines)
+		readErr <- eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong bool, _ bool) error {
+			q := &queued{line: append([]byte(nil), line...), n: n, tooLong: tooLong}
+			select {
+			case lines <- q:
+				return nil
+			case <-stop:
+				return context.Canceled
+			}
+		})
+	}()
+	// One worker makes the boxes, in line order, so that the sandbox
+	// holds them oldest first.
+	work := make(chan *queued, aheadDepth)
+	defer close(work)
+	go func() {
+		for q := range work {
+			q.ahead = r.Prestart(ctx, q.line, q.n)
+			close(q.asked)
+		}
+	}()
+	markExec := func(q *queued) {
+		if !q.tooLong {
+			_, q.exec = r.SingleExec(q.line, q.n)
+		}
+	}
+	var ahead []*queued
+	for {
+		var cur *queued
+		if len(ahead) > 0 {
+			cur, ahead = ahead[0], ahead[1:]
+		} else {
+			q, ok := <-lines
+			if !ok {
+				return <-readErr
+			}
+			cur = q
+			markExec(cur)
+		}
+		if cur.exec && r.CanPrestart() {
+		fill:
+			for len(ahead) < aheadDepth {
+				select {
+				case q, ok := <-lines:
+					if !ok {
+						lines = nil
+						break fill
+					}
+					markExec(q)
+					ahead = append(ahead, q)
+				default:
+					break fill
+				}
+			}
+			for _, q := range ahead {
+				if !q.exec {
+					break
+				}
+				if q.asked == nil {
+					q.asked = make(chan struct{})
+					work <- q
+				}
+			}
+		} else if !cur.exec {
+			for _, q := range ahead {
+				if q.asked != nil {
+					<-q.asked
+				}
+			}
+			r.DiscardPrestarted()
+		}
+		if cur.asked != nil {
+			<-cur.asked
+		}
+		err := answer(cur.line, cur.n, cur.tooLong)
+		r.Forget(cur.ahead)
+		if err != nil {
+			return err
+		}
+		if lines == nil && len(ahead) == 0 {
+			return <-readErr
+		}
+	}
 }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func needBwrap(t *testing.T) {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/bwrap", "/bin/bwrap"} {
+		if _, err := os.Stat(p); err == nil {
+			return
+		}
+	}
+	t.Skip("bubblewrap is not installed (scripts/ensure-bwrap.sh installs it)")
+}
+
+// waitingBoxes counts the shells of boxes made ahead on this machine.
+func waitingBoxes() int {
+	n := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(`"$go" = go`)) {
+			n++
+		}
+	}
+	return n
+}
+
+func execLine(id, command string) string {
+	b, _ := json.Marshal(map[string]any{"id": id, "name": "exec", "arguments": map[string]string{"command": command}})
+	return string(b)
+}
+
+// A call whose box was made ahead, while the call before it ran, is
+// decided again in its turn: here the call before it made the path it
+// writes lead out of the workspace, so it is denied and nothing of it runs.
+func TestRunDecidesABoxMadeAheadInItsTurn(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	in := strings.Join([]string{
+		execLine("a", "true"),
+		execLine("b", "true"),
+		execLine("c", "sleep 0.5; ln -s /etc link"),
+		execLine("d", "touch marker && echo x > link/evil"),
+	}, "\n") + "\n"
+	done := make(chan struct{})
+	seen := make(chan bool, 1)
+	go func() {
+		for {
+			select {
+			case <-done:
+				seen <- false
+				return
+			default:
+			}
+			if waitingBoxes() > 0 {
+				seen <- true
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	out, errs, code := run(t, in, "run", "--workspace", ws, "--approve", "deny", "--timeout", "20", "--audit", "none")
+	close(done)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !<-seen {
+		t.Fatalf("no box was made ahead: the test shows nothing\n%s\n%s", out, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[3], `"decision":"deny"`) || !strings.Contains(lines[3], "workspace.write_outside") {
+		t.Fatalf("records:\n%s", out)
+	}
+	for _, p := range []string{filepath.Join(ws, "marker"), "/etc/evil"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s exists: the denied call ran", p)
+		}
+	}
+}
+
+// A toolgate that dies leaves the boxes it made ahead without a go-ahead:
+// their commands, not yet decided in their turn, never run.
+func TestRunKilledWhileABoxWaits(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	home := t.TempDir()
+	marker := filepath.Join(ws, "marker")
+	cmd := toolgateCmd("run", "--workspace", ws, "--audit", "none", "--timeout", "20")
+	cmd.Env = append(cmd.Env, "HOME="+home)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	before := waitingBoxes()
+	stdin.Write([]byte(strings.Join([]string{execLine("a", "true"), execLine("b", "true"), execLine("c", "sleep 10"), execLine("d", "touch "+marker)}, "\n") + "\n"))
+	deadline := time.Now().Add(10 * time.Second)
+	for waitingBoxes() <= before {
+		if time.Now().After(deadline) {
+			t.Fatal("no box was made ahead")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for deadline = time.Now().Add(5 * time.Second); waitingBoxes() > before; {
+		if time.Now().After(deadline) {
+			t.Fatal("the box made ahead outlived toolgate")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command of a box made ahead ran after toolgate died")
+	}
+}

@@ -42,7 +42,24 @@ func depth(p string) int {
 // mount costs start-up time, so there are no more than needed.
 func (s *Sandbox) fixedMounts() []string {
 	var ms []mount
+	root := ""
+	if s.cfg.Sequential {
+		// Its pty instance is shared: boxes running side by side could
+		// open each other's terminals.
+		root = s.hostFS.view.rootDir()
+	}
+	if root != "" {
+		// The view's root holds what follows for the directories it shows,
+		// and /dev (see makeRoot); /dev/shm is each box's own.
+		ms = append(ms,
+			mount{"/", []string{"--dev-bind", root, "/"}},
+			mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}},
+		)
+	}
 	for _, d := range systemDirs {
+		if root != "" && (s.hostFS.view.inRoot[d] || filepath.Dir(d) == "/") {
+			continue
+		}
 		fi, err := os.Lstat(d)
 		if err != nil {
 			continue
@@ -65,18 +82,22 @@ func (s *Sandbox) fixedMounts() []string {
 			ms = append(ms, mount{d, []string{"--ro-bind", d, d}})
 		}
 	}
+	if root == "" {
+		ms = append(ms, mount{"/dev", []string{"--dev", "/dev"}})
+	}
 	ms = append(ms,
-		mount{"/dev", []string{"--dev", "/dev"}},
 		mount{"/proc", []string{"--proc", "/proc"}},
 		// Kernel settings are read-only: a box whose uid is host root
 		// could otherwise write them (core_pattern runs a program as root).
 		mount{"/proc/sys", []string{"--ro-bind", "/proc/sys", "/proc/sys"}},
 		mount{"/tmp", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/tmp"}},
-		// /var/tmp is the same private /tmp; /dev/shm lives in bwrap's own
-		// /dev tmpfs. Neither costs a mount of its own.
-		mount{"/var/tmp", []string{"--symlink", "../tmp", "/var/tmp"}},
 	)
-	if !s.cg.hasMemory() {
+	if root == "" {
+		// /var/tmp is the same private /tmp; /dev/shm lives in bwrap's
+		// own /dev tmpfs. Neither costs a mount of its own.
+		ms = append(ms, mount{"/var/tmp", []string{"--symlink", "../tmp", "/var/tmp"}})
+	}
+	if !s.cg.hasMemory() && root == "" {
 		// Without a memory cgroup nothing else bounds what /dev/shm holds.
 		ms = append(ms, mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}})
 	}

@@ -37,6 +37,14 @@
 // limits (the CPU hard limit, the OOM killer) still end it; a process the
 // command starts has the usual signal semantics.
 //
+// A host-root box of a Sequential sandbox (one command at a time, as
+// `toolgate run` runs them) binds, as its root, a tree made once with the
+// view (makeRoot): the system directories, /dev with the same nodes and
+// links as bubblewrap's --dev and a pty instance shared by those boxes,
+// and the mount points each box fills itself (/proc, /tmp, /dev/shm).
+// bubblewrap reads the whole mount table after every bind; one bind
+// replaces a dozen. Other boxes bind each directory and get --dev.
+//
 // Boxes made ahead (warm.go): a front end that knows the next command
 // while the current one runs (`toolgate run` reading a stream) can have
 // its box made meanwhile with Prestart. Its first program is the system

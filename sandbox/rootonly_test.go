@@ -373,3 +373,63 @@ func TestViewKeepsTheMasks(t *testing.T) {
 		}
 	}
 }
+
+// A host-root box on a view binds the view's prepared root (makeRoot)
+// instead of bubblewrap's --dev and a bind per system directory: what the
+// command sees is the same.
+func TestViewRootAsBwrapDev(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: views are made for host-root boxes")
+	}
+	const probe = `ls -la /dev | awk '{print $1, $NF}' | grep -v '^total' | sort
+ls -la /dev/pts | awk '{print $1, $NF}' | grep -Ev '^total|^c' | sort
+readlink /bin /var/tmp
+echo shm > /dev/shm/x && cat /dev/shm/x
+head -c 3 /dev/urandom | wc -c
+: > /dev/null && echo null
+touch /x 2>/dev/null || echo root read-only
+touch /etc/x 2>/dev/null || echo etc read-only
+touch /usr/x 2>/dev/null || echo usr read-only
+ls / | sort | tr '\n' ' '; echo
+grep -c . /proc/self/mounts >/dev/null && echo proc
+if command -v python3 >/dev/null; then python3 -c 'import os; m, s = os.openpty(); print(os.ttyname(s).rstrip("0123456789"))'; else echo /dev/pts/; fi`
+	outputs := map[string]string{}
+	for _, mode := range []string{"view", "walk"} {
+		noViews = mode == "walk"
+		w := newWorld(t)
+		s := box(t, w, func(c *Config) { c.Sequential = true })
+		<-s.fixedDone
+		noViews = false
+		if mode == "view" {
+			if s.hostFS.view.rootDir() == "" {
+				t.Skip("no view root here (the kernel cannot idmap)")
+			}
+			args, err := s.args(Request{Command: "true"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(args, "--dev") || !slices.Contains(args, "--dev-bind") {
+				t.Fatalf("the view's root is not what the box binds: %q", args)
+			}
+		}
+		res := run(t, s, probe)
+		if res.ExitCode != 0 {
+			t.Fatalf("%s: exit %d\n%s", mode, res.ExitCode, output(res))
+		}
+		outputs[mode] = output(res)
+	}
+	// Boxes that may run side by side keep a pty instance each (--dev).
+	s := box(t, newWorld(t), nil)
+	<-s.fixedDone
+	if args, err := s.args(Request{Command: "true"}); err != nil || !slices.Contains(args, "--dev") {
+		t.Errorf("a sandbox that is not Sequential binds the shared root: %q %v", args, err)
+	}
+	if outputs["view"] != outputs["walk"] {
+		t.Errorf("the box on the view's root sees:\n%s\nthe box with --dev sees:\n%s", outputs["view"], outputs["walk"])
+	}
+	for _, want := range []string{"shm\n", "3\n", "null\n", "root read-only\n", "etc read-only\n", "usr read-only\n", "proc\n", "/dev/pts/\n"} {
+		if !strings.Contains(outputs["view"], want) {
+			t.Errorf("the box on the view's root lacks %q:\n%s", want, outputs["view"])
+		}
+	}
+}

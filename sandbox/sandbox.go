@@ -128,6 +128,10 @@ type Config struct {
 	Hidden   []string
 	// Bwrap is the bubblewrap binary; empty means "bwrap" on PATH.
 	Bwrap string
+	// Sequential says the caller never runs two commands at once: boxes
+	// may then share what one box at a time may use (the pty instance of
+	// the view's root, makeRoot).
+	Sequential bool
 }
 
 // Request is one command to run.

@@ -76,7 +76,7 @@ const (
 	noExec execUse = iota // nothing runs in the sandbox (mcp --upstream, the hook)
 	// execOnDemand: the first command finds out whether boxes can be made
 	// (and a refusal says why): a run is often one call, and a probe box
-	// first would double its cost.
+	// first would double its cost. Its exec calls run one at a time.
 	execOnDemand
 	execProbeAtStart // a service probes at start, to warn early
 )
@@ -113,6 +113,8 @@ func (x *execFlags) openSandbox(ctx context.Context, g *gate.Gate, mode sandbox.
 		Mask:       runner.SandboxMasks(g.Policy().Config()),
 		ReadOnly:   readOnly,
 		Hidden:     hidden,
+		// run runs one exec call at a time; the services may run several.
+		Sequential: use == execOnDemand,
 	})
 	if err != nil {
 		return nil, err

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/sandbox"
 )
 
 // bareArgs is the minimal bubblewrap baseline of row 3.
@@ -93,9 +95,14 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // box's idmapped views of the system directories are gone with the
 // toolgate that made them; the replay binds the directories themselves
 // (the same number of mounts).
-func replayArgs(args []string) []string {
+func replayArgs(args []string, root string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
+		if args[i] == "--dev-bind" && i+2 < len(args) && strings.Contains(args[i+1], "/toolgate/view-") && args[i+2] == "/" && root != "" {
+			out = append(out, "--dev-bind", root, "/")
+			i += 2
+			continue
+		}
 		if args[i] == "--ro-bind" && i+2 < len(args) && strings.Contains(args[i+1], "/toolgate/view-") {
 			out = append(out, "--ro-bind", args[i+2], args[i+2])
 			i += 2
@@ -189,7 +196,20 @@ func (b *bench) rowSandbox(s *section) error {
 	same, capErr := b.captureCommandLine(tg, bwrap, oneIn)
 	var sameArgs []string
 	if capErr == nil {
-		sameArgs = replayArgs(same.args)
+		// A host-root box binds its view's root, gone with the toolgate
+		// that made it: the replay binds one made the same way.
+		root := ""
+		if os.Getuid() == 0 && slices.Contains(same.args, "--dev-bind") {
+			root = filepath.Join(dir, "replay-root")
+			if err := os.MkdirAll(root, 0o755); err == nil {
+				if remove, err := sandbox.ReplayRoot(root); err == nil {
+					defer remove()
+				} else {
+					root = ""
+				}
+			}
+		}
+		sameArgs = replayArgs(same.args, root)
 	}
 	runSame := func() (time.Duration, error) {
 		p := proc{path: bwrap, args: sameArgs, dir: "/", env: []string{}}

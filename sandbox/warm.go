@@ -197,7 +197,9 @@ func (s *Sandbox) runWarm(ctx context.Context, req Request, w *warmBox) (res Res
 
 // discard kills a box made ahead. Its shell is still waiting: the kill
 // comes before the pipe closes, and the shell would not run the command on
-// end of file anyway.
+// end of file anyway. Killing bwrap kills the box's pid 1 (bwrap's
+// --die-with-parent); that pid is not signalled itself, since bwrap may
+// have reaped it already and it may name another process by now.
 func (s *Sandbox) discard(w *warmBox) {
 	p := w.proc
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
@@ -205,10 +207,7 @@ func (s *Sandbox) discard(w *warmBox) {
 	go func() {
 		defer s.pending.Done()
 		<-w.ready
-		if p.child > 0 {
-			_ = syscall.Kill(p.child, syscall.SIGKILL)
-		}
-		if w.err == nil || p.cmd.ProcessState == nil {
+		if p.cmd.ProcessState == nil {
 			_ = p.cmd.Wait()
 		}
 		for _, f := range p.files {

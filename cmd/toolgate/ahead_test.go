@@ -21,13 +21,14 @@ func needBwrap(t *testing.T) {
 	t.Skip("bubblewrap is not installed (scripts/ensure-bwrap.sh installs it)")
 }
 
-// waitingBoxes counts the shells of boxes made ahead on this machine.
-func waitingBoxes() int {
+// waitingBoxes counts the shells of boxes made ahead, on this machine, for
+// a command holding token (other tests make such boxes too).
+func waitingBoxes(token string) int {
 	n := 0
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(`"$go" = go`)) {
+		if err == nil && bytes.Contains(b, []byte(`"$go" = go`)) && bytes.Contains(b, []byte(token)) {
 			n++
 		}
 	}
@@ -50,7 +51,7 @@ func TestRunDecidesABoxMadeAheadInItsTurn(t *testing.T) {
 		execLine("a", "true"),
 		execLine("b", "true"),
 		execLine("c", "sleep 0.5; ln -s /etc link"),
-		execLine("d", "touch marker && echo x > link/evil"),
+		execLine("d", "touch marker && echo x > link/evil # "+filepath.Base(ws)),
 	}, "\n") + "\n"
 	done := make(chan struct{})
 	seen := make(chan bool, 1)
@@ -62,7 +63,7 @@ func TestRunDecidesABoxMadeAheadInItsTurn(t *testing.T) {
 				return
 			default:
 			}
-			if waitingBoxes() > 0 {
+			if waitingBoxes(filepath.Base(ws)) > 0 {
 				seen <- true
 				return
 			}
@@ -105,10 +106,9 @@ func TestRunKilledWhileABoxWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	before := waitingBoxes()
 	stdin.Write([]byte(strings.Join([]string{execLine("a", "true"), execLine("b", "true"), execLine("c", "sleep 10"), execLine("d", "touch "+marker)}, "\n") + "\n"))
 	deadline := time.Now().Add(10 * time.Second)
-	for waitingBoxes() <= before {
+	for waitingBoxes(marker) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("no box was made ahead")
 		}
@@ -118,7 +118,7 @@ func TestRunKilledWhileABoxWaits(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	for deadline = time.Now().Add(5 * time.Second); waitingBoxes() > before; {
+	for deadline = time.Now().Add(5 * time.Second); waitingBoxes(marker) > 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("the box made ahead outlived toolgate")
 		}

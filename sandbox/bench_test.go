@@ -74,13 +74,13 @@ func BenchmarkSandboxVsBare(b *testing.B) {
 	b.ReportMetric(100*(float64(mt)/float64(mb)-1), "overhead-%")
 }
 
-// withoutFds drops toolgate's --info-fd and --block-fd and moves the
-// seccomp filter to fd 3.
+// withoutFds drops toolgate's --info-fd, --block-fd and --sync-fd and
+// moves the seccomp filter to fd 3.
 func withoutFds(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
-		case "--info-fd", "--block-fd":
+		case "--info-fd", "--block-fd", "--sync-fd":
 			i++
 			continue
 		case "--seccomp":
@@ -100,4 +100,61 @@ func median(d []time.Duration) time.Duration {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// BenchmarkSandboxAhead runs `true` one command after another as `toolgate
+// run` does with a stream, the next two boxes made ahead while each one
+// runs, in batches alternating with batches of a bare bwrap `true`: the
+// regression benchmark of row 3's 50-call figure.
+//
+//	go test ./sandbox -run x -bench SandboxAhead -benchtime 200x
+func BenchmarkSandboxAhead(b *testing.B) {
+	ws := b.TempDir()
+	s, err := New(Config{Workspace: ws, Home: filepath.Join(ws, "home"), Timeout: 20 * time.Second, Sequential: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Check(context.Background()); err != nil {
+		b.Skipf("bubblewrap cannot run here: %v", err)
+	}
+	req := Request{Command: "true"}
+	bare := []string{"--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/", "true"}
+	ctx := context.Background()
+	const batch = 10
+	var tg, bw []time.Duration
+	warm := 0
+	b.ResetTimer()
+	for done := 0; done < b.N; done += batch {
+		t := time.Now()
+		for k := 0; k < batch; k++ {
+			for warmCount(s) < maxWarm && s.Prestart(req) != 0 {
+			}
+			if warmCount(s) > 0 {
+				warm++
+			}
+			if res, err := s.Run(ctx, req); err != nil || res.ExitCode != 0 {
+				b.Fatalf("sandbox: %v %+v", err, res)
+			}
+		}
+		tg = append(tg, time.Since(t)/batch)
+		t = time.Now()
+		for k := 0; k < batch; k++ {
+			cmd := exec.Command(s.bwrap, bare...)
+			cmd.Env = []string{}
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("bare bwrap: %v", err)
+			}
+		}
+		bw = append(bw, time.Since(t)/batch)
+	}
+	b.StopTimer()
+	s.DiscardPrestarted()
+	if warm == 0 {
+		b.Fatal("no box was made ahead")
+	}
+	mt, mb := median(tg), median(bw)
+	b.ReportMetric(float64(mt.Microseconds())/1000, "toolgate-ms")
+	b.ReportMetric(float64(mb.Microseconds())/1000, "bare-ms")
+	b.ReportMetric(float64(mt)/float64(mb), "x-bare")
 }

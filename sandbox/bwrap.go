@@ -617,10 +617,12 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	a = append(a,
 		"--remount-ro", "/",
 		"--chdir", dir,
-		"--info-fd", "3", "--block-fd", "4",
+		// 5 is the block pipe's other end: bwrap holds it until it execs
+		// the command, so the box never sees its end (see startBox).
+		"--info-fd", "3", "--block-fd", "4", "--sync-fd", "5",
 	)
 	if s.seccomp != nil {
-		a = append(a, "--seccomp", "5")
+		a = append(a, "--seccomp", "6")
 	}
 	if d := s.directRun(req.Command, dir); d != nil {
 		for i := 0; i+1 < len(d.env); i += 2 {

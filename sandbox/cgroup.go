@@ -23,13 +23,17 @@ type cgroupRoot struct {
 	v2     bool
 	pids   string // directory holding pids.max
 	memory string // directory holding the memory limit ("" = no memory controller)
+	// watch hears of every cgroup made (deathwatch.go); nil in tests that
+	// make a root of their own.
+	watch *deathWatch
 }
 
 // boxCgroup is the cgroup (one directory per controller) of one box.
 type boxCgroup struct {
-	v2   bool
-	dirs []string
-	base eventCounts // the counts when the current box took it
+	v2    bool
+	dirs  []string
+	base  eventCounts // the counts when the current box took it
+	watch *deathWatch // told when the cgroup is gone
 }
 
 var cgroupSeq atomic.Uint64
@@ -98,9 +102,11 @@ func ownCgroups() (map[string]string, error) {
 	return out, sc.Err()
 }
 
-// sweep removes empty cgroups left by toolgate processes that are gone (a
-// SIGKILL leaves no chance to clean up). rmdir refuses a cgroup that still
-// holds a process, so nothing in use is touched.
+// sweep removes cgroups left by toolgate processes that are gone (a
+// SIGKILL leaves no chance to clean up), killing first what is still in
+// them: boxes of a toolgate that is gone were to die with it (the
+// watcher of deathwatch.go does that at once unless it was killed too).
+// A cgroup whose toolgate's pid is alive, whoever has it now, is left.
 func (r *cgroupRoot) sweep() {
 	for _, dir := range []string{r.pids, r.memory} {
 		if dir == "" {
@@ -114,6 +120,10 @@ func (r *cgroupRoot) sweep() {
 				continue
 			}
 			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				left := &boxCgroup{v2: r.v2, dirs: []string{m}}
+				if !left.drain() {
+					continue // still dying: the next start takes it
+				}
 				_ = os.Remove(m)
 			}
 		}
@@ -134,7 +144,7 @@ func (r *cgroupRoot) try() error {
 // create makes the cgroup of one box and writes its limits.
 func (r *cgroupRoot) create(l Limits) (*boxCgroup, error) {
 	name := fmt.Sprintf("toolgate-%d-%d", os.Getpid(), cgroupSeq.Add(1))
-	cg := &boxCgroup{v2: r.v2}
+	cg := &boxCgroup{v2: r.v2, watch: r.watch}
 	fail := func(err error) (*boxCgroup, error) {
 		cg.remove()
 		return nil, err
@@ -151,6 +161,7 @@ func (r *cgroupRoot) create(l Limits) (*boxCgroup, error) {
 	if err != nil {
 		return fail(err)
 	}
+	defer func() { r.watch.add(cgroupDirs(cg.dirs)...) }()
 	if err := writeFile(pdir, "pids.max", strconv.Itoa(l.Procs)); err != nil {
 		return fail(err)
 	}
@@ -241,6 +252,9 @@ func (cg *boxCgroup) remove() error {
 		}
 		if err != nil && first == nil {
 			first = err
+		}
+		if err == nil {
+			cg.watch.drop(cgroupDirs([]string{dir})...)
 		}
 	}
 	cg.dirs = nil

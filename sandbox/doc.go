@@ -45,14 +45,19 @@
 // bubblewrap reads the whole mount table after every bind; one bind
 // replaces a dozen. Other boxes bind each directory and get --dev.
 //
+// Every box waits on its block pipe until runBox writes to it, and bwrap
+// holds the pipe's other end itself (--sync-fd) until it execs the
+// command: only that byte, never the end of file a dying toolgate leaves,
+// lets a command run. A shell outside toolgate (deathwatch.go) is told
+// each box's process group and cgroup and kills what is left of them if
+// toolgate dies without doing it.
+//
 // Boxes made ahead (warm.go): a front end that knows the next command
 // while the current one runs (`toolgate run` reading a stream) can have
-// its box made meanwhile with Prestart. Its first program is the system
-// shell waiting for a go-ahead on a pipe, so a toolgate that dies leaves
-// nothing that runs; Run uses it only for the same request when the
-// command line it would build then is identical, and only if every box
-// released while it waited held its workspace mounts in place. Anything
-// else drops it. The cgroup join and rlimits happen while it waits; the
+// its box made meanwhile with Prestart. Run uses it only for the same
+// request when the command line it would build then is identical, and
+// only if every box released while it waited held its workspace mounts
+// in place. Anything else drops it. The cgroup join and rlimits happen while it waits; the
 // snapshots for the git and agent-config checks are taken at release.
 // Two emptied cgroups take turns, so a box never waits for the last
 // one's to empty.

@@ -227,6 +227,10 @@ type Sandbox struct {
 	spares       []*boxCgroup
 	sparesClosed bool
 
+	// lifeline kills what is left of the boxes if toolgate dies without
+	// doing it (deathwatch.go).
+	lifeline *deathWatch
+
 	// warm are the boxes made ahead (warm.go), oldest first; pinned the
 	// workspace mounts of the boxes running.
 	warmMu  sync.Mutex
@@ -321,6 +325,7 @@ func (s *Sandbox) Close() error {
 	for _, cg := range cgs {
 		err = errors.Join(err, cg.remove())
 	}
+	s.lifeline.close()
 	return err
 }
 
@@ -363,7 +368,14 @@ func New(cfg Config) (*Sandbox, error) {
 		if s.cred != nil && !capable(unix.CAP_SYS_RESOURCE) {
 			s.prologue = s.limitsPrologue()
 		}
+		s.lifeline = &deathWatch{}
+		if sh, err := exec.LookPath("sh"); err == nil {
+			s.lifeline.start(sh)
+		}
 		s.cg, s.cgErr = findCgroups()
+		if s.cg != nil {
+			s.cg.watch = s.lifeline
+		}
 		// The fixed mounts (with a host-root box, the view of the system
 		// directories or the walk for root-only files) are worked out
 		// while the caller does its own start-up; the first box waits for
@@ -656,38 +668,38 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	if err != nil {
 		return res, err
 	}
-	b, err := s.startBox(args, nil)
+	b, err := s.startBox(args)
 	if err != nil {
 		return res, err
 	}
 	return s.runBox(ctx, b, wsTargets(args, s.ws))
 }
 
-// boxProc is a bwrap process that was started and waits for its release:
-// bwrap blocked on --block-fd, or (a box made ahead) the box's first
-// program waiting for its go-ahead on a pipe.
+// boxProc is a bwrap process that was started and waits, blocked on
+// --block-fd, for its release.
 type boxProc struct {
 	// child and cg are set when the box was joined to its cgroup and given
 	// its rlimits before runBox (a box made ahead).
 	child          int
 	cg             *boxCgroup
 	cmd            *exec.Cmd
-	infoR          *os.File // bwrap's --info-fd: the box's pid 1
-	release        *os.File // one write lets the command run
-	token          []byte
+	infoR          *os.File   // bwrap's --info-fd: the box's pid 1
+	release        *os.File   // one byte written lets the command run
 	files          []*os.File // closed once bwrap ended
 	stdout, stderr *Capture
 	start          time.Time
 }
 
-// startBox starts bwrap with args. Descriptors 3 (info) and 5 (the seccomp
-// filter) are bwrap's; 4 is its --block-fd, or, with token set, the pipe on
-// which the box's first program waits for token.
-func (s *Sandbox) startBox(args []string, token []byte) (*boxProc, error) {
-	b := &boxProc{token: token}
-	if b.token == nil {
-		b.token = []byte{1}
-	}
+// startBox starts bwrap with args: descriptor 3 is its --info-fd, 4 its
+// --block-fd, 5 its --sync-fd and 6 the seccomp filter. 4 and 5 are the two
+// ends of one pipe. bwrap reads the block end after making the box and
+// holds the other end, in both its processes, until it execs the command:
+// the read can only end with the byte runBox writes, never with end of
+// file, which is what a toolgate that dies would leave if it held the only
+// writing end. A box toolgate does not release is never run; bwrap dies
+// with toolgate (--die-with-parent) and the box with bwrap.
+func (s *Sandbox) startBox(args []string) (*boxProc, error) {
+	b := &boxProc{}
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -700,14 +712,16 @@ func (s *Sandbox) startBox(args []string, token []byte) (*boxProc, error) {
 	}
 	b.infoR, b.release = infoR, relW
 	b.files = []*os.File{infoR, relW}
-	child := []*os.File{infoW, relR} // fds 3 and 4
+	// fds 3, 4 and 5; the child's copies of ours are closed once it runs
+	child := []*os.File{infoW, relR, relW}
+	theirs := []*os.File{infoW, relR}
 	closeAll := func() {
-		for _, f := range append(child, b.files...) {
+		for _, f := range append(theirs, b.files...) {
 			f.Close()
 		}
 	}
 	if s.seccomp != nil {
-		// fd 5: the filter, read by bwrap to its end.
+		// fd 6: the filter, read by bwrap to its end.
 		scR, scW, err := os.Pipe()
 		if err != nil {
 			closeAll()
@@ -716,6 +730,7 @@ func (s *Sandbox) startBox(args []string, token []byte) (*boxProc, error) {
 		_, werr := scW.Write(s.seccomp)
 		scW.Close()
 		child = append(child, scR)
+		theirs = append(theirs, scR)
 		if werr != nil {
 			closeAll()
 			return nil, werr
@@ -741,7 +756,7 @@ func (s *Sandbox) startBox(args []string, token []byte) (*boxProc, error) {
 
 	b.start = time.Now()
 	err = cmd.Start()
-	for _, f := range child {
+	for _, f := range theirs {
 		f.Close()
 	}
 	if err != nil {
@@ -750,7 +765,16 @@ func (s *Sandbox) startBox(args []string, token []byte) (*boxProc, error) {
 		}
 		return nil, &Unavailable{Reason: "cannot start bubblewrap: " + err.Error(), Hint: "check that " + s.bwrap + " is executable"}
 	}
+	s.lifeline.add(group(cmd.Process.Pid))
 	return b, nil
+}
+
+// wait reaps bwrap; its process group is then gone from the watcher's list
+// (its number may be taken by another group from now on).
+func (s *Sandbox) wait(b *boxProc) error {
+	err := b.cmd.Wait()
+	s.lifeline.drop(group(b.cmd.Process.Pid))
+	return err
 }
 
 // childPid reads the box's pid 1 from bwrap's info; 0 when bwrap failed
@@ -784,7 +808,7 @@ func (s *Sandbox) confine(b *boxProc) error {
 	child, derr := b.childPid()
 	if derr != nil {
 		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-		_ = b.cmd.Wait() // bwrap failed before making the box; its stderr says why
+		_ = s.wait(b) // bwrap failed before making the box; its stderr says why
 		if cg != nil {
 			s.recycleCgroup(cg) // nothing joined it
 		}
@@ -841,7 +865,7 @@ func (s *Sandbox) runBox(ctx context.Context, b *boxProc, targets []string) (res
 	}
 	abort := func(e error) (Result, error) {
 		kill()
-		_ = cmd.Wait()
+		_ = s.wait(b)
 		if cg != nil {
 			_ = cg.remove()
 		}
@@ -873,13 +897,13 @@ func (s *Sandbox) runBox(ctx context.Context, b *boxProc, targets []string) (res
 	pin := s.pin(targets)
 	defer s.unpin(pin)
 	wd := s.watch(ctx, stdout, stderr, kill)
-	if _, err = b.release.Write(b.token); err != nil {
+	if _, err = b.release.Write([]byte{1}); err != nil {
 		wd.finish(&res)
 		return abort(fmt.Errorf("cannot release the box: %w", err))
 	}
 	b.release.Close()
 
-	werr := cmd.Wait()
+	werr := s.wait(b)
 	wd.finish(&res)
 	res.Duration = time.Since(b.start)
 	// Background children of the command died with the box's pid 1 (the

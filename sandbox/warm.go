@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -18,11 +17,10 @@ import (
 // the current one runs: Prestart. Nothing of the command runs until Run
 // decides to use the box; what makes that safe:
 //
-//   - The box's first program is the system shell waiting on a pipe for a
-//     go-ahead (trampoline); it execs the command only after reading it.
-//     bwrap's --block-fd would run the command on end of file, which is what
-//     a toolgate that dies leaves behind, and the command was not decided
-//     yet. If toolgate dies the shell reads nothing and exits.
+//   - The box is made as any box is (startBox): bwrap waits on its block
+//     pipe, whose other end it holds itself, so only the byte runBox writes
+//     at release lets the command run; a toolgate that dies leaves bwrap
+//     blocked until it is killed with it.
 //   - Run uses the box only for the same request and only if the command
 //     line it would build now is the one the box was made with: the git
 //     guards, masks, the program a direct start finds, the environment.
@@ -46,14 +44,6 @@ import (
 // beside the one running keep both busy.
 const maxWarm = 2
 
-// trampoline is the box's first program in a box made ahead: it waits for
-// the go-ahead on descriptor 4, closes it, and execs the command (the
-// arguments after it) in its place, as bwrap would have. Any other outcome
-// exits without running it.
-const trampoline = `read -r go <&4 && [ "$go" = go ] && exec 4<&- && exec "$@"`
-
-var goAhead = []byte("go\n")
-
 // warmBox is a box made ahead for req.
 type warmBox struct {
 	ticket  uint64
@@ -63,17 +53,6 @@ type warmBox struct {
 	args    []string // the command line Run would build, when it was made
 	targets []string
 	proc    *boxProc
-}
-
-// trampolineShell is the POSIX shell the boxes made ahead start first;
-// empty when the box would not find one.
-func trampolineShell() string {
-	for _, p := range []string{"/usr/bin/sh", "/bin/sh"} {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && visible(p) {
-			return p
-		}
-	}
-	return ""
 }
 
 // Prestart makes a box for req ahead of its call, if that can be done
@@ -86,10 +65,6 @@ func (s *Sandbox) Prestart(req Request) (ticket uint64) {
 		}
 	}()
 	if !s.CanPrestart() || s.locate() != nil {
-		return 0
-	}
-	sh := trampolineShell()
-	if sh == "" {
 		return 0
 	}
 	s.warmMu.Lock()
@@ -106,10 +81,6 @@ func (s *Sandbox) Prestart(req Request) (ticket uint64) {
 	if !anchored(targets, s.ws) || !slices.Contains(targets, s.ws) {
 		return 0
 	}
-	boxArgs := warmArgs(args, sh)
-	if boxArgs == nil {
-		return 0
-	}
 	s.warmMu.Lock()
 	defer s.warmMu.Unlock()
 	if len(s.warm) >= maxWarm || s.closed {
@@ -120,7 +91,7 @@ func (s *Sandbox) Prestart(req Request) (ticket uint64) {
 			return 0
 		}
 	}
-	proc, err := s.startBox(boxArgs, goAhead)
+	proc, err := s.startBox(args)
 	if err != nil {
 		return 0
 	}
@@ -195,11 +166,10 @@ func (s *Sandbox) runWarm(ctx context.Context, req Request, w *warmBox) (res Res
 	return res, true, err
 }
 
-// discard kills a box made ahead. Its shell is still waiting: the kill
-// comes before the pipe closes, and the shell would not run the command on
-// end of file anyway. Killing bwrap kills the box's pid 1 (bwrap's
-// --die-with-parent); that pid is not signalled itself, since bwrap may
-// have reaped it already and it may name another process by now.
+// discard kills a box made ahead, still blocked before its command.
+// Killing bwrap kills the box's pid 1 (bwrap's --die-with-parent); that
+// pid is not signalled itself, since bwrap may have reaped it already and
+// it may name another process by now.
 func (s *Sandbox) discard(w *warmBox) {
 	p := w.proc
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
@@ -208,7 +178,7 @@ func (s *Sandbox) discard(w *warmBox) {
 		defer s.pending.Done()
 		<-w.ready
 		if p.cmd.ProcessState == nil {
-			_ = p.cmd.Wait()
+			_ = s.wait(p)
 		}
 		for _, f := range p.files {
 			f.Close()
@@ -268,7 +238,7 @@ var arity = map[string]int{
 	"--unshare-all": 0, "--unshare-user": 0, "--share-net": 0, "--die-with-parent": 0,
 	"--new-session": 0, "--disable-userns": 0, "--as-pid-1": 0, "--clearenv": 0,
 	"--cap-drop": 1, "--uid": 1, "--gid": 1, "--hostname": 1, "--chdir": 1, "--info-fd": 1,
-	"--block-fd": 1, "--seccomp": 1, "--tmpfs": 1, "--remount-ro": 1, "--dev": 1, "--proc": 1,
+	"--block-fd": 1, "--sync-fd": 1, "--seccomp": 1, "--tmpfs": 1, "--remount-ro": 1, "--dev": 1, "--proc": 1,
 	"--perms": 1, "--size": 1,
 	"--setenv": 2, "--bind": 2, "--ro-bind": 2, "--dev-bind": 2, "--symlink": 2,
 }
@@ -288,25 +258,6 @@ func options(args []string, fn func(opt string, vals []string)) (command []strin
 		i += 1 + n
 	}
 	return nil, false
-}
-
-// warmArgs turns a command line made by args into one whose box starts
-// the trampoline instead of waiting on --block-fd; nil if it cannot.
-func warmArgs(args []string, sh string) []string {
-	out := make([]string, 0, len(args)+4)
-	dropped := false
-	command, ok := options(args, func(opt string, vals []string) {
-		if opt == "--block-fd" && vals[0] == "4" {
-			dropped = true
-			return
-		}
-		out = append(append(out, opt), vals...)
-	})
-	if !ok || !dropped || len(command) == 0 {
-		return nil
-	}
-	out = append(out, "--", sh, "-c", trampoline, "sh")
-	return append(out, command...)
 }
 
 // wsTargets lists the mount destinations of a command line that lie in

@@ -21,14 +21,17 @@ func needBwrap(t *testing.T) {
 	t.Skip("bubblewrap is not installed (scripts/ensure-bwrap.sh installs it)")
 }
 
-// waitingBoxes counts the shells of boxes made ahead, on this machine, for
-// a command holding token (other tests make such boxes too).
+// waitingBoxes counts the bwrap processes, on this machine, of boxes for a
+// command holding token (other tests make boxes too).
 func waitingBoxes(token string) int {
 	n := 0
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(`"$go" = go`)) && bytes.Contains(b, []byte(token)) {
+		if err != nil || !bytes.Contains(b, []byte("--sync-fd\x00")) {
+			continue
+		}
+		if argv0, _, _ := bytes.Cut(b, []byte{0}); filepath.Base(string(argv0)) == "bwrap" && bytes.Contains(b, []byte(token)) {
 			n++
 		}
 	}
@@ -90,7 +93,8 @@ func TestRunDecidesABoxMadeAheadInItsTurn(t *testing.T) {
 }
 
 // A toolgate that dies leaves the boxes it made ahead without a go-ahead:
-// their commands, not yet decided in their turn, never run.
+// their commands, not yet decided in their turn, never run, and the boxes
+// do not outlive it (sandbox/deathwatch.go).
 func TestRunKilledWhileABoxWaits(t *testing.T) {
 	needBwrap(t)
 	ws := t.TempDir()
@@ -127,5 +131,64 @@ func TestRunKilledWhileABoxWaits(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the command of a box made ahead ran after toolgate died")
+	}
+}
+
+// processes counts the processes on this machine whose command line is
+// argv.
+func processes(argv ...string) int {
+	want := []byte(strings.Join(argv, "\x00") + "\x00")
+	n := 0
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); err == nil && bytes.Equal(b, want) {
+			n++
+		}
+	}
+	return n
+}
+
+// A toolgate killed outright takes its running box with it (bubblewrap's
+// --die-with-parent, and the watcher of sandbox/deathwatch.go behind it).
+func TestRunKilledWhileABoxRuns(t *testing.T) {
+	needBwrap(t)
+	if os.Getuid() != 0 {
+		t.Skip("the boxes' cgroups need root here")
+	}
+	ws := t.TempDir()
+	// a sleep no other test runs
+	secs := "29.5" + strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, filepath.Dir(ws))
+	cmd := toolgateCmd("run", "--workspace", ws, "--audit", "none", "--timeout", "60")
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	stdin.Write([]byte(execLine("a", "sleep "+secs) + "\n"))
+	deadline := time.Now().Add(10 * time.Second)
+	for processes("sleep", secs) == 0 {
+		if time.Now().After(deadline) {
+			t.Skip("the command did not start (no cgroups for boxes here?)")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	for deadline = time.Now().Add(5 * time.Second); processes("sleep", secs) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the box's command outlived the toolgate that ran it")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

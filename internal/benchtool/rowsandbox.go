@@ -90,8 +90,8 @@ func (b *bench) captureCommandLine(tg, bwrap, input string) (captured, error) {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// replayArgs drops toolgate's --info-fd and --block-fd (nothing outside
-// waits on the box) and moves the seccomp filter to fd 3. A host-root
+// replayArgs drops toolgate's --info-fd, --block-fd and --sync-fd
+// (nothing outside waits on the box) and moves the seccomp filter to fd 3. A host-root
 // box's idmapped views of the system directories are gone with the
 // toolgate that made them; the replay binds the directories themselves
 // (the same number of mounts).
@@ -109,7 +109,7 @@ func replayArgs(args []string, root string) []string {
 			continue
 		}
 		switch args[i] {
-		case "--info-fd", "--block-fd":
+		case "--info-fd", "--block-fd", "--sync-fd":
 			i++
 			continue
 		case "--seccomp":
@@ -350,7 +350,7 @@ func (b *bench) rowSandbox(s *section) error {
 	}
 	s.note("bare = bwrap %s", strings.Join(bareArgs, " "))
 	if capErr == nil {
-		s.note("toolgate's command line (%d arguments, recorded by a bwrap stand-in on PATH; --info-fd/--block-fd dropped, seccomp %d bytes on fd 3): bwrap %s",
+		s.note("toolgate's command line (%d arguments, recorded by a bwrap stand-in on PATH; --info-fd/--block-fd/--sync-fd dropped, seccomp %d bytes on fd 3): bwrap %s",
 			len(sameArgs), len(same.seccomp), strings.Join(abbreviate(sameArgs), " "))
 	} else {
 		s.note("no baseline with toolgate's command line: %v", capErr)

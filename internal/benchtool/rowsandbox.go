@@ -241,9 +241,15 @@ func (b *bench) rowSandbox(s *section) error {
 		o, err := p.mustSucceed(p.run())
 		return o.wall, err
 	}
-	runTG := func(input string, calls int) (time.Duration, []float64, error) {
+	// A workspace with nothing in it: no repository, so no git guards to
+	// mount (the fixture's workspace is a repository).
+	plain := filepath.Join(dir, "plain-ws")
+	if err := os.MkdirAll(plain, 0o755); err != nil {
+		return err
+	}
+	runTGIn := func(ws, input string, calls int) (time.Duration, []float64, error) {
 		out := filepath.Join(dir, "run.jsonl")
-		p := proc{path: tg, args: []string{"run", "--audit", "none", "--workspace", b.ws}, dir: b.ws, env: b.env(),
+		p := proc{path: tg, args: []string{"run", "--audit", "none", "--workspace", ws}, dir: ws, env: b.env(),
 			stdin: input, stdout: out, stderr: filepath.Join(dir, "run.err")}
 		o, err := p.mustSucceed(p.run())
 		if err != nil {
@@ -252,6 +258,7 @@ func (b *bench) rowSandbox(s *section) error {
 		durs, err := runRecords(out, calls)
 		return o.wall, durs, err
 	}
+	runTG := func(input string, calls int) (time.Duration, []float64, error) { return runTGIn(b.ws, input, calls) }
 	// loop times k runs of f, one after the other, and returns ms per run.
 	loop := func(k int, f func() (time.Duration, error)) (float64, error) {
 		var total time.Duration
@@ -266,12 +273,17 @@ func (b *bench) rowSandbox(s *section) error {
 	}
 
 	// Many calls per process, interleaved with as many bare runs.
-	var tgMany, tgOne, bareMany, sameMany, boxMs []float64
+	var tgMany, tgPlain, tgOne, bareMany, sameMany, boxMs []float64
 	variants := []func(int) error{
 		func(int) error {
 			d, durs, err := runTG(manyIn, n)
 			tgMany = append(tgMany, ms(d)/float64(n))
 			boxMs = append(boxMs, median(durs))
+			return err
+		},
+		func(int) error {
+			d, _, err := runTGIn(plain, manyIn, n)
+			tgPlain = append(tgPlain, ms(d)/float64(n))
 			return err
 		},
 		func(int) error {
@@ -335,6 +347,7 @@ func (b *bench) rowSandbox(s *section) error {
 	if capErr == nil {
 		s.add("  same, vs bwrap with toolgate's command line", "ms", tgMany).vs("same-cmd", ratios(tgMany, sameMany))
 	}
+	s.add("  same, in a workspace that is no repository", "ms", tgPlain).vs("bare", ratios(tgPlain, bareMany))
 	s.add("toolgate run, per call, process start taken out", "ms", marginal).vs("bare", ratios(marginal, bareMany))
 	if capErr == nil {
 		s.add("  same, vs bwrap with toolgate's command line", "ms", marginal).vs("same-cmd", ratios(marginal, sameMany))

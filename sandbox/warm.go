@@ -19,8 +19,8 @@ import (
 //
 //   - The box is made as any box is (startBox): bwrap waits on its block
 //     pipe, whose other end it holds itself, so only the byte runBox writes
-//     at release lets the command run; a toolgate that dies leaves bwrap
-//     blocked until it is killed with it.
+//     at release lets the command run; a toolgate that dies leaves it
+//     blocked, and the watcher of deathwatch.go kills it.
 //   - Run uses the box only for the same request and only if the command
 //     line it would build now is the one the box was made with: the git
 //     guards, masks, the program a direct start finds, the environment.
@@ -166,10 +166,11 @@ func (s *Sandbox) runWarm(ctx context.Context, req Request, w *warmBox) (res Res
 	return res, true, err
 }
 
-// discard kills a box made ahead, still blocked before its command.
-// Killing bwrap kills the box's pid 1 (bwrap's --die-with-parent); that
-// pid is not signalled itself, since bwrap may have reaped it already and
-// it may name another process by now.
+// discard kills a box made ahead, still blocked before its command. The
+// signal to bwrap's process group reaches the box's pid 1 too: it leaves
+// the group for a session of its own only once released. That pid is not
+// signalled by number, since bwrap may have reaped it already and it may
+// name another process by now.
 func (s *Sandbox) discard(w *warmBox) {
 	p := w.proc
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)

@@ -72,6 +72,17 @@ for e in $live; do
 done
 exit 0`
 
+// systemShell is the host's POSIX shell, by its absolute path: the
+// watcher runs as toolgate's user, often root, and PATH is the caller's.
+func systemShell() string {
+	for _, p := range []string{"/bin/sh", "/usr/bin/sh"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
 type deathWatch struct {
 	mu      sync.Mutex
 	w       *os.File

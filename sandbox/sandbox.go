@@ -369,9 +369,7 @@ func New(cfg Config) (*Sandbox, error) {
 			s.prologue = s.limitsPrologue()
 		}
 		s.lifeline = &deathWatch{}
-		if sh, err := exec.LookPath("sh"); err == nil {
-			s.lifeline.start(sh)
-		}
+		s.lifeline.start(systemShell())
 		s.cg, s.cgErr = findCgroups()
 		if s.cg != nil {
 			s.cg.watch = s.lifeline

@@ -43,14 +43,18 @@
 //     (the child's ru_maxrss). Stdin and stdout are files.
 //  3. `toolgate run --audit none` of exec `true`: 50 calls in one process
 //     (per call, and with the process start taken out by pairing it with a
-//     one-call process of the same round) and one call per process, against
+//     one-call process of the same round; also in a workspace that is no
+//     repository, which a box mounts four fewer times for) and one call per
+//     process, against
 //     a bare `bwrap --unshare-all --die-with-parent --new-session --ro-bind /
 //     / true` and against bwrap given toolgate's own command line. That
 //     command line is recorded by a stand-in `bwrap` script put first on
 //     toolgate's PATH (toolgate looks bwrap up on PATH), which saves its
 //     arguments and the seccomp filter and executes the real bwrap; the
-//     replay drops --info-fd/--block-fd and passes the filter on fd 3, as
-//     sandbox/bench_test.go does in-package.
+//     replay drops --info-fd/--block-fd/--sync-fd, passes the filter on
+//     fd 3 and binds a root made as a view's is (sandbox.ReplayRoot) where
+//     the command line binds the view's, as sandbox/bench_test.go does
+//     in-package.
 //  4. `toolgate hook claude-code`, one process per call, for a Bash `ls -la`
 //     PreToolUse event: cold (the process loads the policy; --audit FILE)
 //     and with a warm `toolgate serve --socket` daemon for the same

@@ -162,7 +162,8 @@ func (r *cgroupRoot) create(l Limits) (*boxCgroup, error) {
 		return fail(err)
 	}
 	defer func() { r.watch.add(cgroupDirs(cg.dirs)...) }()
-	if err := writeFile(pdir, "pids.max", strconv.Itoa(l.Procs)); err != nil {
+	// bwrap's own process is in it too (confine), besides the box's.
+	if err := writeFile(pdir, "pids.max", strconv.Itoa(l.Procs+1)); err != nil {
 		return fail(err)
 	}
 	if r.memory != "" && l.MemoryBytes > 0 {
@@ -209,6 +210,18 @@ func (cg *boxCgroup) join(pids ...int) error {
 		}
 	}
 	return nil
+}
+
+// holds says whether pid is in every one of the box's cgroups.
+func (cg *boxCgroup) holds(pid int) bool {
+	want := strconv.Itoa(pid)
+	for _, dir := range cg.dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil || !slices.Contains(strings.Fields(string(b)), want) {
+			return false
+		}
+	}
+	return true
 }
 
 // kill sends SIGKILL to every process left in the box's cgroups. With a pid

@@ -797,11 +797,17 @@ func (b *boxProc) childPid() (int, error) {
 // with any other error b.child and b.cg say what was done.
 func (s *Sandbox) confine(b *boxProc) error {
 	var cg *boxCgroup
+	early := false
 	if s.cg != nil {
 		var err error
 		if cg, err = s.takeCgroup(); err != nil {
 			return fmt.Errorf("cannot make the box's cgroup: %w", err)
 		}
+		// bwrap itself joins first, as soon as it runs: the box's pid 1 it
+		// clones is then born in the cgroup, and the join, which can wait
+		// for an RCU grace period, overlaps bwrap's own start instead of
+		// following it.
+		early = cg.join(b.cmd.Process.Pid) == nil
 	}
 	child, derr := b.childPid()
 	if derr != nil {
@@ -817,9 +823,9 @@ func (s *Sandbox) confine(b *boxProc) error {
 		return &setupError{fmt.Errorf("bubblewrap failed to set up the box: %s", msg)}
 	}
 	b.child, b.cg = child, cg
-	if cg != nil {
-		// The box's pid 1 starts every process of the box; bwrap's outer
-		// process only waits for it.
+	if cg != nil && !(early && cg.holds(child)) {
+		// The box's pid 1 starts every process of the box; it was cloned
+		// before bwrap joined.
 		if err := cg.join(child); err != nil {
 			return err
 		}

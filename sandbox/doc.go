@@ -42,7 +42,8 @@
 // A host-root box of a Sequential sandbox (one command at a time, as
 // `toolgate run` runs them) binds, as its root, a tree made once with the
 // view (makeRoot): the system directories, /dev with the same nodes and
-// links as bubblewrap's --dev and a pty instance shared by those boxes,
+// links as bubblewrap's --dev (read-only, where --dev's is writable) and
+// a pty instance shared by those boxes,
 // and the mount points each box fills itself (/proc, /tmp, /dev/shm).
 // bubblewrap reads the whole mount table after every bind; one bind
 // replaces a dozen. Other boxes bind each directory and get --dev.

@@ -152,12 +152,17 @@ var boxOwn = map[string]bool{"/dev": true, "/proc": true, "/tmp": true, "/var": 
 // makeRoot completes, around the idmapped copies attached in it, the part
 // of a box's file system that is the same for every box: the system
 // directories that are links on the host (/bin -> usr/bin), /dev with the
-// device nodes bubblewrap's --dev gives (bound from the host's) and a pty
-// instance of its own, /var/tmp leading to the box's /tmp, and the mount
-// points of what each box mounts itself (/proc, /tmp, /dev/shm). A box
-// binds it as its root with one mount, read-only once its own mounts are
-// made: bubblewrap reads the whole mount table after every bind, and the
-// dozen binds this replaces were a fifth of a box's start.
+// device nodes and links bubblewrap's --dev gives and a pty instance of
+// its own, /var/tmp leading to the box's /tmp, and the mount points of
+// what each box mounts itself (/proc, /tmp, /dev/shm). A box binds it as
+// its root with one mount, read-only once its own mounts are made:
+// bubblewrap reads the whole mount table after every bind, and the dozen
+// binds this replaces were a fifth of a box's start.
+//
+// /dev is a tmpfs of its own, read-only once made, whose device nodes are
+// made rather than bound (a bind is one more line in that mount table and
+// one more mount bubblewrap remounts): the box's read-only root is also
+// nodev, /dev is not. Only root makes nodes, and no box can write there.
 func makeRoot(root string) error {
 	for _, d := range systemDirs {
 		fi, err := os.Lstat(d)
@@ -172,32 +177,53 @@ func makeRoot(root string) error {
 			return err
 		}
 	}
-	for _, d := range []string{"proc", "tmp", "var", "dev", "dev/shm", "dev/pts"} {
+	for _, d := range []string{"proc", "tmp", "var", "dev"} {
 		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
 			return err
 		}
 	}
+	if err := os.Symlink("../tmp", filepath.Join(root, "var", "tmp")); err != nil {
+		return err
+	}
+	dev := filepath.Join(root, "dev")
+	if err := unix.Mount("toolgate-dev", dev, "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+		return fmt.Errorf("/dev tmpfs: %w", err)
+	}
+	for _, d := range []string{"shm", "pts"} {
+		if err := os.Mkdir(filepath.Join(dev, d), 0o755); err != nil {
+			return err
+		}
+	}
 	links := [][2]string{
-		{"../tmp", "var/tmp"},
-		{"/proc/self/fd", "dev/fd"}, {"/proc/self/fd/0", "dev/stdin"}, {"/proc/self/fd/1", "dev/stdout"},
-		{"/proc/self/fd/2", "dev/stderr"}, {"/proc/kcore", "dev/core"}, {"pts/ptmx", "dev/ptmx"},
+		{"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
+		{"/proc/self/fd/2", "stderr"}, {"/proc/kcore", "core"}, {"pts/ptmx", "ptmx"},
 	}
 	for _, l := range links {
-		if err := os.Symlink(l[0], filepath.Join(root, l[1])); err != nil {
+		if err := os.Symlink(l[0], filepath.Join(dev, l[1])); err != nil {
 			return err
 		}
 	}
 	for _, n := range []string{"null", "zero", "full", "random", "urandom", "tty"} {
-		p := filepath.Join(root, "dev", n)
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			return err
-		}
-		if err := unix.Mount(filepath.Join("/dev", n), p, "", unix.MS_BIND, ""); err != nil {
+		var st unix.Stat_t
+		if err := unix.Stat(filepath.Join("/dev", n), &st); err != nil {
 			return fmt.Errorf("/dev/%s: %w", n, err)
 		}
+		if st.Mode&unix.S_IFMT != unix.S_IFCHR {
+			return fmt.Errorf("/dev/%s is not a character device", n)
+		}
+		p := filepath.Join(dev, n)
+		if err := unix.Mknod(p, unix.S_IFCHR|0o600, int(st.Rdev)); err != nil {
+			return fmt.Errorf("/dev/%s: %w", n, err)
+		}
+		if err := unix.Chmod(p, st.Mode&0o777); err != nil {
+			return err
+		}
 	}
-	if err := unix.Mount("devpts", filepath.Join(root, "dev", "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620"); err != nil {
+	if err := unix.Mount("devpts", filepath.Join(dev, "pts"), "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620"); err != nil {
 		return fmt.Errorf("devpts: %w", err)
+	}
+	if err := unix.Mount("", dev, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("/dev read-only: %w", err)
 	}
 	return nil
 }

@@ -40,14 +40,11 @@ func depth(p string) int {
 // fixedMounts are the steps that do not change between runs: system
 // directories, masks under them, /dev, /proc and the private /tmp. Every
 // mount costs start-up time, so there are no more than needed.
-func (s *Sandbox) fixedMounts() []string {
+//
+// root is the view's root to bind as the box's / (makeRoot), or "" for a
+// bind per system directory and --dev.
+func (s *Sandbox) fixedMounts(root string) []string {
 	var ms []mount
-	root := ""
-	if s.cfg.Sequential {
-		// Its pty instance is shared: boxes running side by side could
-		// open each other's terminals.
-		root = s.hostFS.view.rootDir()
-	}
 	if root != "" {
 		// The view's root holds what follows for the directories it shows,
 		// and /dev (see makeRoot); /dev/shm is each box's own.
@@ -594,7 +591,12 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	if s.fixedDone != nil {
 		<-s.fixedDone
 	}
-	a = append(a, s.fixed...)
+	fixed, sealed := s.fixed, s.sealed
+	if req.Network && s.fixedOpen != nil {
+		// A sealed root has no mount point for resolvConf's target.
+		fixed, sealed = s.fixedOpen, false
+	}
+	a = append(a, fixed...)
 	a = append(a, s.remasks()...)
 
 	// The home directory and the workspace, parents first: a workspace in
@@ -614,8 +616,12 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	if req.Network {
 		a = append(a, resolvConf()...)
 	}
+	if !sealed {
+		// The root is bwrap's own tmpfs, or the view's root while it still
+		// takes mount points: read-only once the box's mounts are made.
+		a = append(a, "--remount-ro", "/")
+	}
 	a = append(a,
-		"--remount-ro", "/",
 		"--chdir", dir,
 		// 5 is the block pipe's other end: bwrap holds it until it execs
 		// the command, so the box never sees its end (see startBox).

@@ -44,7 +44,10 @@
 // view (makeRoot): the system directories, /dev with the same nodes and
 // links as bubblewrap's --dev (read-only, where --dev's is writable) and
 // a pty instance shared by those boxes,
-// and the mount points each box fills itself (/proc, /tmp, /dev/shm).
+// and the mount points each box fills itself (/proc, /tmp, /dev/shm, the
+// workspace and the home), read-only for good once made (sealed): no box
+// remounts it, and a box with the network, which needs a mount point it
+// has not, binds each directory instead.
 // bubblewrap reads the whole mount table after every bind; one bind
 // replaces a dozen. Other boxes bind each directory and get --dev.
 //

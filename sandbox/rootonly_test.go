@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -431,5 +433,70 @@ if command -v python3 >/dev/null; then python3 -c 'import os; m, s = os.openpty(
 		if !strings.Contains(outputs["view"], want) {
 			t.Errorf("the box on the view's root lacks %q:\n%s", want, outputs["view"])
 		}
+	}
+}
+
+// A run's sandbox seals the view's root: its mount points are made first
+// (a workspace and a home outside /tmp here), then no box remounts it. A
+// box with the network, which needs a mount point the root has not, binds
+// each directory instead.
+func TestSealedRoot(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: views are made for host-root boxes")
+	}
+	top, err := os.MkdirTemp("/", "toolgate-test-")
+	if err != nil {
+		t.Skip("cannot make a directory outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	ws, home := filepath.Join(top, "ws"), filepath.Join(top, "home")
+	for _, d := range []string{ws, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(Config{Workspace: ws, Home: home, Timeout: 20 * time.Second, Sequential: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	<-s.fixedDone
+	if s.hostFS.view.rootDir() == "" {
+		t.Skip("no view root here (the kernel cannot idmap)")
+	}
+	if !s.sealed {
+		t.Fatal("the root was not sealed")
+	}
+	remounts := func(req Request) bool {
+		args, err := s.args(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range args {
+			if args[i] == "--remount-ro" && i+1 < len(args) && args[i+1] == "/" {
+				return true
+			}
+		}
+		return false
+	}
+	if remounts(Request{Command: "true"}) {
+		t.Error("a box on the sealed root remounts it")
+	}
+	if !remounts(Request{Command: "true", Network: true}) {
+		t.Error("a box with the network does not remount its own root")
+	}
+	for _, req := range []Request{{Command: "touch made && touch / 2>/dev/null; touch /x 2>/dev/null || echo root read-only; echo > ~/h && echo home"}, {Command: "touch made2; touch /x 2>/dev/null || echo root read-only", Network: true}} {
+		res, err := s.Run(context.Background(), req)
+		if err != nil || res.ExitCode != 0 || !strings.Contains(output(res), "root read-only") {
+			t.Fatalf("%+v: %v %+v %s", req, err, res, output(res))
+		}
+	}
+	for _, f := range []string{"made", "made2"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
+			t.Errorf("the box did not write the workspace: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, "h")); err == nil {
+		t.Error("the box wrote the host's home")
 	}
 }

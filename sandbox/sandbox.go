@@ -187,6 +187,11 @@ type Sandbox struct {
 	cgErr error
 	env   []string
 	fixed []string // mounts that do not change between runs
+	// sealed: fixed binds the view's root, read-only with every mount
+	// point a box without the network needs (sysView.seal); fixedOpen is
+	// then the bind per directory a box with the network takes.
+	sealed    bool
+	fixedOpen []string
 	// maskedPaths are the paths of the system directories hidden by
 	// masks, set with fixed.
 	maskedPaths []string
@@ -384,7 +389,19 @@ func New(cfg Config) (*Sandbox, error) {
 			if s.hostRoot {
 				s.hostFS = hostRootFSFor(ws, s.bash)
 			}
-			s.fixed = s.fixedMounts()
+			root := ""
+			if s.cfg.Sequential {
+				// Its pty instance is shared: boxes running side by side
+				// could open each other's terminals.
+				root = s.hostFS.view.rootDir()
+			}
+			s.fixed = s.fixedMounts(root)
+			if root != "" && s.hostFS.view.seal(s.ws, s.home) {
+				// Read-only already: no box remounts it, but a box with
+				// the network needs a mount point the root does not have.
+				s.sealed = true
+				s.fixedOpen = s.fixedMounts("")
+			}
 		}()
 	}
 	return s, nil

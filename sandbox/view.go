@@ -420,6 +420,37 @@ func removeStaleViews(base string) {
 	}
 }
 
+// seal makes the view's root read-only for good, once it has the mount
+// points boxes of workspace ws with home home need (a box cannot make
+// them in a read-only root): those of ws and home, where they lie outside
+// the system directories (whose copies show them) and outside /tmp and
+// /var/tmp (each box's own tmpfs). It says whether it did; a root left
+// open is remounted read-only by each box after its mounts, which costs
+// the box a read of the mount table.
+func (v *sysView) seal(ws, home string) bool {
+	if v == nil || v.root == "" {
+		return false
+	}
+	for _, p := range []string{ws, home} {
+		if p == "" || p == "/" || !filepath.IsAbs(p) || within(p, "/tmp") || within(p, "/var/tmp") || visible(p) {
+			continue
+		}
+		dst := filepath.Join(v.root, p)
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return false
+		}
+		// Nothing on the way may be a link: the mount point must be where
+		// bubblewrap will look for it.
+		if real, err := filepath.EvalSymlinks(dst); err != nil || real != dst {
+			return false
+		}
+	}
+	if err := unix.Mount("", v.root, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		return false
+	}
+	return true
+}
+
 // rootDir returns the view's root (makeRoot), or "".
 func (v *sysView) rootDir() string {
 	if v == nil {

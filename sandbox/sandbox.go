@@ -831,7 +831,7 @@ func (s *Sandbox) confine(b *boxProc) error {
 		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 		_ = s.wait(b) // bwrap failed before making the box; its stderr says why
 		if cg != nil {
-			s.recycleCgroup(cg) // nothing joined it
+			s.recycleCgroup(cg) // only bwrap, gone now, had joined it
 		}
 		msg := strings.TrimSpace(b.stderr.Text().String())
 		if msg == "" {

@@ -42,8 +42,8 @@ func depth(p string) int {
 // mount costs start-up time, so there are no more than needed.
 //
 // root is the view's root to bind as the box's / (makeRoot), or "" for a
-// bind per system directory and --dev.
-func (s *Sandbox) fixedMounts(root string) []string {
+// bind per system directory and --dev; secrets are secretMounts'.
+func (s *Sandbox) fixedMounts(root string, secrets []mount) []string {
 	var ms []mount
 	if root != "" {
 		// The view's root holds what follows for the directories it shows,
@@ -98,8 +98,22 @@ func (s *Sandbox) fixedMounts(root string) []string {
 		// Without a memory cgroup nothing else bounds what /dev/shm holds.
 		ms = append(ms, mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}})
 	}
-	// Files in /proc that show host-wide or uid-wide secrets (keys of the
-	// uid, kernel memory, timers of every process) are masked.
+	ms = append(ms, secrets...)
+	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.args...)
+	}
+	return out
+}
+
+// secretMounts are the masks: files in /proc that show host-wide or
+// uid-wide secrets, and the policy's secret paths under the system
+// directories (s.maskedPaths) but those whose mode keeps the box out
+// (s.keptOut). Made once, for every command line fixedMounts makes.
+func (s *Sandbox) secretMounts() []mount {
+	var ms []mount
+	// Keys of the uid, kernel memory, timers of every process.
 	for _, p := range []string{"/proc/keys", "/proc/key-users", "/proc/kcore", "/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats", "/proc/sysrq-trigger"} {
 		if _, err := os.Stat(p); err == nil {
 			ms = append(ms, mount{p, []string{"--ro-bind", "/dev/null", p}})
@@ -124,12 +138,7 @@ func (s *Sandbox) fixedMounts(root string) []string {
 		}
 		ms = append(ms, mount{p, maskArgs(p, fi.IsDir())})
 	}
-	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
-	var out []string
-	for _, m := range ms {
-		out = append(out, m.args...)
-	}
-	return out
+	return ms
 }
 
 // rootOnlyTrees are walked for files only root may read when the box's

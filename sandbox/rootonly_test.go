@@ -455,7 +455,7 @@ func TestSealedRoot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s, err := New(Config{Workspace: ws, Home: home, Timeout: 20 * time.Second, Sequential: true})
+	s, err := New(Config{Workspace: ws, Home: home, Timeout: 20 * time.Second, Sequential: true, Mask: []string{"/etc/shadow*", "/etc/gshadow*"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,6 +466,14 @@ func TestSealedRoot(t *testing.T) {
 	}
 	if !s.sealed {
 		t.Fatal("the root was not sealed")
+	}
+	// Both command lines come from one reading of the secrets.
+	seen := map[string]bool{}
+	for _, k := range s.keptOut {
+		if seen[k.path] {
+			t.Errorf("%s is listed twice among the paths left unmasked", k.path)
+		}
+		seen[k.path] = true
 	}
 	remounts := func(req Request) bool {
 		args, err := s.args(req)

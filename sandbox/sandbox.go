@@ -395,12 +395,13 @@ func New(cfg Config) (*Sandbox, error) {
 				// could open each other's terminals.
 				root = s.hostFS.view.rootDir()
 			}
-			s.fixed = s.fixedMounts(root)
+			secrets := s.secretMounts()
+			s.fixed = s.fixedMounts(root, secrets)
 			if root != "" && s.hostFS.view.seal(s.ws, s.home) {
 				// Read-only already: no box remounts it, but a box with
 				// the network needs a mount point the root does not have.
 				s.sealed = true
-				s.fixedOpen = s.fixedMounts("")
+				s.fixedOpen = s.fixedMounts("", secrets)
 			}
 		}()
 	}

@@ -528,20 +528,24 @@ func SandboxMasks(cfg map[string]any) []string {
 // (Prestart); the zero Ahead is none.
 type Ahead struct{ ticket uint64 }
 
-// Prestart has the sandbox make the box of line's call ahead of its turn,
-// when the line is one exec call, without working_dir, that the policy
+// Prestart has the sandbox make the box of a line's call ahead of its
+// turn, when the line is one exec call, without working_dir, that the policy
 // allows as things stand now. It runs nothing and records nothing: the
 // call is decided again in its turn, against the files as the calls before
 // it left them, and runs in that box only if the sandbox would make the
 // same box then (sandbox.Prestart). Forget drops the box once the line
 // has run.
-func (r *Runner) Prestart(ctx context.Context, line []byte, lineNo int) Ahead {
+//
+// call is the line's one exec call (SingleExec). A panic here makes no
+// box: making one ahead is only ever a saving.
+func (r *Runner) Prestart(ctx context.Context, call gate.Call) (ahead Ahead) {
+	defer func() {
+		if recover() != nil {
+			ahead = Ahead{}
+		}
+	}()
 	sb := r.o.Sandbox
-	if sb == nil || sb.Mode() != sandbox.ModeBwrap {
-		return Ahead{}
-	}
-	call, ok := r.SingleExec(line, lineNo)
-	if !ok {
+	if sb == nil || sb.Mode() != sandbox.ModeBwrap || call.Tool != "exec" {
 		return Ahead{}
 	}
 	var a struct {

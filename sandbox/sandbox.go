@@ -608,9 +608,7 @@ func (s *Sandbox) Run(ctx context.Context, req Request) (Result, error) {
 	}
 	if s.works.Load() {
 		if w := s.takeWarm(req); w != nil {
-			if res, ok, err := s.runWarm(ctx, req, w); ok {
-				return res, err
-			}
+			return s.runWarm(ctx, req, w)
 		}
 		return s.runBwrap(ctx, req)
 	}
@@ -684,9 +682,14 @@ func (s *Sandbox) runBwrap(ctx context.Context, req Request) (res Result, err er
 	if err != nil {
 		return res, err
 	}
+	return s.runArgs(ctx, args)
+}
+
+// runArgs starts and runs a box with the command line args.
+func (s *Sandbox) runArgs(ctx context.Context, args []string) (Result, error) {
 	b, err := s.startBox(args)
 	if err != nil {
-		return res, err
+		return Result{Mode: ModeBwrap}, err
 	}
 	return s.runBox(ctx, b, wsTargets(args, s.ws))
 }

@@ -152,18 +152,20 @@ func (s *Sandbox) takeWarm(req Request) *warmBox {
 	return nil
 }
 
-// runWarm runs req in a box made ahead, when the box is still the one Run
-// would make; ok is false (and the box dropped) otherwise.
-func (s *Sandbox) runWarm(ctx context.Context, req Request, w *warmBox) (res Result, ok bool, err error) {
+// runWarm runs req in a box made ahead when the box is still the one Run
+// would make; otherwise it drops the box and runs req in a box made now.
+func (s *Sandbox) runWarm(ctx context.Context, req Request, w *warmBox) (Result, error) {
 	<-w.ready
 	args, err := s.args(req)
 	if w.err != nil || err != nil || !slices.Equal(args, w.args) {
 		s.discard(w)
-		return Result{}, false, nil
+		if err != nil {
+			return Result{Mode: ModeBwrap}, err
+		}
+		return s.runArgs(ctx, args)
 	}
 	w.proc.start = time.Now()
-	res, err = s.runBox(ctx, w.proc, w.targets)
-	return res, true, err
+	return s.runBox(ctx, w.proc, w.targets)
 }
 
 // discard kills a box made ahead, still blocked before its command. The

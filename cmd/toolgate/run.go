@@ -120,7 +120,8 @@ type queued struct {
 	line    []byte
 	n       int
 	tooLong bool
-	exec    bool // one exec call and nothing else
+	exec    bool      // one exec call and nothing else
+	call    gate.Call // that call
 	// asked is closed once the box made ahead for it (ahead) is settled;
 	// nil when none was asked for.
 	asked chan struct{}
@@ -157,13 +158,13 @@ func runAhead(ctx context.Context, r *runner.Runner, in io.Reader, answer func([
 	defer close(work)
 	go func() {
 		for q := range work {
-			q.ahead = r.Prestart(ctx, q.line, q.n)
+			q.ahead = r.Prestart(ctx, q.call)
 			close(q.asked)
 		}
 	}()
 	markExec := func(q *queued) {
 		if !q.tooLong {
-			_, q.exec = r.SingleExec(q.line, q.n)
+			q.call, q.exec = r.SingleExec(q.line, q.n)
 		}
 	}
 	var ahead []*queued

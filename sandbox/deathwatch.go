@@ -25,9 +25,12 @@ import (
 // ends, which is when toolgate closes it or dies, and then kills what is
 // still listed: the process groups, and whatever is in the cgroups, which
 // it removes. After a clean end nothing is listed and it only exits. A
-// process group is only listed while toolgate has not reaped bwrap, so
-// its number cannot have been taken by another group meanwhile. sweep
-// does the cgroups' part at the next start for a watcher killed too.
+// process group is only listed while toolgate has not reaped bwrap: while
+// toolgate lives its number cannot name another group, and when toolgate
+// dies the watcher acts at once, while the box (a member) usually still
+// holds the number; another group could take it only if process numbers
+// wrapped around in those moments. sweep does the cgroups' part at the
+// next start for a watcher killed too.
 
 // deathWatchScript keeps the list: "+X" adds X, "-X" removes it, where X
 // is "g" and a process group or "c" and a cgroup directory. At the end of

@@ -715,8 +715,10 @@ type boxProc struct {
 // holds the other end, in both its processes, until it execs the command:
 // the read can only end with the byte runBox writes, never with end of
 // file, which is what a toolgate that dies would leave if it held the only
-// writing end. A box toolgate does not release is never run; bwrap dies
-// with toolgate (--die-with-parent) and the box with bwrap.
+// writing end. A box toolgate does not release is never run. bwrap dies
+// with toolgate (--die-with-parent), but a box still blocked does not die
+// with bwrap: the watcher of deathwatch.go kills it (its process group is
+// listed from here on).
 func (s *Sandbox) startBox(args []string) (*boxProc, error) {
 	b := &boxProc{}
 	infoR, infoW, err := os.Pipe()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // A box's processes are ended by toolgate: when the command ends, on a
@@ -93,6 +94,7 @@ type deathWatch struct {
 	pending []string // lines told before the watcher was up
 	started bool
 	closed  bool
+	broken  bool // a write failed: the watcher is told nothing more
 }
 
 // start starts the watcher in the background; directories watched before
@@ -152,8 +154,19 @@ func (d *deathWatch) tell(op byte, entries []string) {
 			continue
 		}
 		line := string(op) + e + "\n"
+		if d.broken {
+			return
+		}
 		if d.started {
-			_, _ = d.w.WriteString(line)
+			// A watcher that stopped reading (stopped by a signal, or
+			// gone) must not stall the boxes: once it does not take a line
+			// within moments it is told nothing more, and the start-up
+			// sweep is the backstop.
+			_ = d.w.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+			if _, err := d.w.WriteString(line); err != nil {
+				d.broken = true
+				return
+			}
 		} else {
 			d.pending = append(d.pending, line)
 		}

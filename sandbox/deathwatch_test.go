@@ -138,3 +138,38 @@ func TestSweepKillsWhatADeadToolgateLeft(t *testing.T) {
 		t.Error("the sweep left the dead toolgate's cgroup")
 	}
 }
+
+// A watcher that stops reading does not stall toolgate: lines it does not
+// take are left out.
+func TestDeathWatchThatStopsReading(t *testing.T) {
+	sh := systemShell()
+	if sh == "" {
+		t.Skip("no /bin/sh")
+	}
+	d := &deathWatch{}
+	d.start(sh)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		d.mu.Lock()
+		up := d.started
+		d.mu.Unlock()
+		if up {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher did not start")
+		}
+	}
+	_ = d.cmd.Process.Signal(syscall.SIGSTOP)
+	defer d.cmd.Process.Kill()
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < 50000; i++ { // far past a pipe's buffer
+			d.add(group(1_000_000 + i))
+		}
+		close(done)
+	}()
+	if !ended(done, 5*time.Second) {
+		t.Fatal("telling a stopped watcher blocked")
+	}
+	d.close()
+}

@@ -98,7 +98,12 @@ func (s *Sandbox) fixedMounts(root string, secrets []mount) []string {
 		// Without a memory cgroup nothing else bounds what /dev/shm holds.
 		ms = append(ms, mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}})
 	}
-	ms = append(ms, secrets...)
+	return parentsFirst(append(ms, secrets...))
+}
+
+// parentsFirst is the arguments of mounts ordered by the depth of their
+// destinations, so that none is hidden by one made after it.
+func parentsFirst(ms []mount) []string {
 	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
 	var out []string
 	for _, m := range ms {
@@ -616,10 +621,7 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 		ms = append(ms, mount{s.home, []string{"--perms", "0700", "--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", s.home}})
 	}
 	ms = append(ms, mount{s.ws, []string{"--bind", s.ws, s.ws}})
-	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
-	for _, m := range ms {
-		a = append(a, m.args...)
-	}
+	a = append(a, parentsFirst(ms)...)
 	a = append(a, s.gitGuards()...)
 	a = append(a, s.ownFiles()...)
 	if req.Network {
@@ -691,12 +693,7 @@ func (s *Sandbox) ownFiles() []string {
 	}
 	add(s.cfg.ReadOnly, false)
 	add(s.cfg.Hidden, true)
-	sort.SliceStable(ms, func(i, j int) bool { return depth(ms[i].dst) < depth(ms[j].dst) })
-	var a []string
-	for _, m := range ms {
-		a = append(a, m.args...)
-	}
-	return a
+	return parentsFirst(ms)
 }
 
 func (s *Sandbox) gitGuards() []string {

@@ -66,19 +66,7 @@ func TestDeathWatch(t *testing.T) {
 	inGroup, deadGroup := sleeper(t)
 	dropped, deadDropped := sleeper(t)
 
-	d := &deathWatch{}
-	d.start(sh)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		d.mu.Lock()
-		up := d.started
-		d.mu.Unlock()
-		if up {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the watcher did not start")
-		}
-	}
+	d := startedWatch(t, sh)
 	d.add(cgroupDirs(cg.dirs)...)
 	d.add(group(inGroup), group(dropped))
 	d.drop(group(dropped))
@@ -146,19 +134,7 @@ func TestDeathWatchThatStopsReading(t *testing.T) {
 	if sh == "" {
 		t.Skip("no /bin/sh")
 	}
-	d := &deathWatch{}
-	d.start(sh)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		d.mu.Lock()
-		up := d.started
-		d.mu.Unlock()
-		if up {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the watcher did not start")
-		}
-	}
+	d := startedWatch(t, sh)
 	_ = d.cmd.Process.Signal(syscall.SIGSTOP)
 	defer d.cmd.Process.Kill()
 	done := make(chan struct{})
@@ -172,4 +148,22 @@ func TestDeathWatchThatStopsReading(t *testing.T) {
 		t.Fatal("telling a stopped watcher blocked")
 	}
 	d.close()
+}
+
+// startedWatch starts a watcher and waits until it reads its input.
+func startedWatch(t *testing.T, sh string) *deathWatch {
+	t.Helper()
+	d := &deathWatch{}
+	d.start(sh)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		d.mu.Lock()
+		up := d.started
+		d.mu.Unlock()
+		if up {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher did not start")
+		}
+	}
 }

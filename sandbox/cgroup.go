@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -341,4 +343,85 @@ func (cg *boxCgroup) empty() bool {
 		}
 	}
 	return true
+}
+
+// bornIn starts cmd (not started yet) with its process born in the box's
+// cgroups, so that nothing has to be moved there afterwards: moving
+// another process takes a lock every fork and exit of the host also takes
+// and often waits for an RCU grace period, a millisecond and more per box.
+//
+// On cgroup v2 the process is cloned into the cgroup (CLONE_INTO_CGROUP,
+// Linux 5.7). On v1 a thread may sit in a cgroup of its own and a child
+// is born in its parent thread's: a thread locked for the purpose moves
+// itself in (writing 0 to tasks is the one move that takes no such
+// lock), starts cmd and moves itself back. A thread that cannot move back
+// is not used again: its goroutine ends locked, which ends the thread.
+//
+// Where neither works, cmd is started as it is and born is false: the
+// caller joins it (join). The returned command is the one started, cmd
+// or a copy of it.
+func (cg *boxCgroup) bornIn(cmd *exec.Cmd) (started *exec.Cmd, born bool, err error) {
+	if cg.v2 {
+		fd, err := unix.Open(cg.dirs[0], unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err == nil {
+			into := copyCmd(cmd)
+			attr := *into.SysProcAttr
+			attr.UseCgroupFD, attr.CgroupFD = true, fd
+			into.SysProcAttr = &attr
+			err = into.Start()
+			unix.Close(fd)
+			if err == nil {
+				return into, true, nil
+			}
+		}
+		return cmd, false, cmd.Start()
+	}
+	type outcome struct {
+		born bool
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		runtime.LockOSThread()
+		moved := 0
+		for _, dir := range cg.dirs {
+			if writeFile(dir, "tasks", "0") != nil {
+				break
+			}
+			moved++
+		}
+		born := moved == len(cg.dirs)
+		var err error
+		if born {
+			err = cmd.Start()
+		}
+		back := true
+		for _, dir := range cg.dirs[:moved] {
+			if writeFile(filepath.Dir(dir), "tasks", "0") != nil {
+				back = false
+			}
+		}
+		done <- outcome{born, err}
+		if back {
+			runtime.UnlockOSThread()
+		}
+	}()
+	o := <-done
+	if !o.born {
+		return cmd, false, cmd.Start()
+	}
+	return cmd, true, o.err
+}
+
+// copyCmd is a fresh, unstarted command with what cmd was given.
+func copyCmd(cmd *exec.Cmd) *exec.Cmd {
+	c := exec.Command(cmd.Path, cmd.Args[1:]...)
+	c.Env, c.Dir = cmd.Env, cmd.Dir
+	c.Stdin, c.Stdout, c.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+	c.ExtraFiles, c.WaitDelay = cmd.ExtraFiles, cmd.WaitDelay
+	if cmd.SysProcAttr != nil {
+		attr := *cmd.SysProcAttr
+		c.SysProcAttr = &attr
+	}
+	return c
 }

@@ -20,10 +20,11 @@
 // environment (direct.go).
 //
 // Limits: bwrap is started blocked (--block-fd); before anything inside
-// runs, the box joins its own pids and memory cgroups (v1 or v2, where the
-// host lets toolgate make them; bwrap's own process joins first, as soon as
-// it runs, so the box is mostly born in them, and its cgroup namespace is
-// then rooted there) and gets rlimits (core, file size, CPU,
+// runs, the box is in its own pids and memory cgroups (v1 or v2, where the
+// host lets toolgate make them): bwrap is born in them (CLONE_INTO_CGROUP
+// on v2; on v1 from a thread that moved itself there, see bornIn), so the
+// box's pid 1 is too, and its cgroup namespace is rooted there; where that
+// fails, both are moved in) and gets rlimits (core, file size, CPU,
 // processes, and address space when there is no memory cgroup). Output is
 // read through a bounded head-and-tail Capture and a flood stops the box.
 // The timeout, a flood, or the end of the command kills the box's pid 1, and

@@ -697,10 +697,14 @@ func (s *Sandbox) runArgs(ctx context.Context, args []string) (Result, error) {
 // boxProc is a bwrap process that was started and waits, blocked on
 // --block-fd, for its release.
 type boxProc struct {
-	// child and cg are set when the box was joined to its cgroup and given
-	// its rlimits before runBox (a box made ahead).
-	child          int
+	// child is set once the box was joined to its cgroup and given its
+	// rlimits (confine), before runBox for a box made ahead.
+	child int
+	// cg is the box's cgroup, taken when bwrap started (cgErr when none
+	// could be had); bornIn says bwrap was started in it.
 	cg             *boxCgroup
+	cgErr          error
+	bornIn         bool
 	cmd            *exec.Cmd
 	infoR          *os.File   // bwrap's --info-fd: the box's pid 1
 	release        *os.File   // one byte written lets the command run
@@ -773,10 +777,18 @@ func (s *Sandbox) startBox(args []string) (*boxProc, error) {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: cred}
 	cmd.WaitDelay = 2 * time.Second
-	b.cmd = cmd
 
+	if s.cg != nil {
+		// The cgroup is taken now so that bwrap can be born in it (see
+		// bornIn); an error is confine's to report.
+		b.cg, b.cgErr = s.takeCgroup()
+	}
 	b.start = time.Now()
-	err = cmd.Start()
+	if b.cg != nil {
+		b.cmd, b.bornIn, err = b.cg.bornIn(cmd)
+	} else {
+		b.cmd, err = cmd, cmd.Start()
+	}
 	for _, f := range theirs {
 		f.Close()
 	}
@@ -784,8 +796,12 @@ func (s *Sandbox) startBox(args []string) (*boxProc, error) {
 		for _, f := range b.files {
 			f.Close()
 		}
+		if b.cg != nil {
+			s.recycleCgroup(b.cg)
+		}
 		return nil, &Unavailable{Reason: "cannot start bubblewrap: " + err.Error(), Hint: "check that " + s.bwrap + " is executable"}
 	}
+	cmd = b.cmd
 	s.lifeline.add(group(cmd.Process.Pid))
 	return b, nil
 }
@@ -814,18 +830,18 @@ func (b *boxProc) childPid() (int, error) {
 	return info.ChildPid, nil
 }
 
-// confine learns the box's pid 1 from bwrap, joins it to a cgroup of its
-// own and sets its rlimits, before anything of the command runs. A
-// *setupError means bwrap failed before making the box (it has exited);
-// with any other error b.child and b.cg say what was done.
+// confine learns the box's pid 1 from bwrap, moves it and bwrap into the
+// box's cgroup unless bwrap was born there (then so was it), and sets its
+// rlimits, before anything of the command runs. A *setupError means bwrap
+// failed before making the box (it has exited); with any other error
+// b.child says what was done.
 func (s *Sandbox) confine(b *boxProc) error {
-	var cg *boxCgroup
-	early := false
-	if s.cg != nil {
-		var err error
-		if cg, err = s.takeCgroup(); err != nil {
-			return fmt.Errorf("cannot make the box's cgroup: %w", err)
-		}
+	cg := b.cg
+	if s.cg != nil && cg == nil {
+		return fmt.Errorf("cannot make the box's cgroup: %w", b.cgErr)
+	}
+	early := b.bornIn
+	if cg != nil && !early {
 		// bwrap itself joins first, as soon as it runs: the box's pid 1 it
 		// clones is then born in the cgroup, and the join, which can wait
 		// for an RCU grace period, overlaps bwrap's own start instead of
@@ -845,10 +861,10 @@ func (s *Sandbox) confine(b *boxProc) error {
 		}
 		return &setupError{fmt.Errorf("bubblewrap failed to set up the box: %s", msg)}
 	}
-	b.child, b.cg = child, cg
-	if cg != nil && !(early && cg.holds(child)) {
+	b.child = child
+	if cg != nil && !b.bornIn && !(early && cg.holds(child)) {
 		// The box's pid 1 starts every process of the box; it was cloned
-		// before bwrap joined.
+		// before bwrap joined. (bwrap born in the cgroup clones it there.)
 		if err := cg.join(child); err != nil {
 			return err
 		}

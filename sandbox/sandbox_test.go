@@ -409,6 +409,58 @@ func TestCgroupIsReused(t *testing.T) {
 	}
 }
 
+// bwrap is started in the box's cgroup (bornIn), so neither it nor the
+// box's pid 1 is moved there, and toolgate's own threads all stay where
+// toolgate is.
+func TestBoxIsBornInItsCgroup(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	if s.cg == nil {
+		t.Skip("no cgroups here")
+	}
+	args, err := s.args(Request{Command: "sleep 30"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.startBox(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+		_ = s.wait(b)
+		for _, f := range b.files {
+			f.Close()
+		}
+		if b.cg != nil {
+			b.cg.kill()
+			s.recycleCgroup(b.cg)
+		}
+	}()
+	if !b.bornIn {
+		t.Fatal("bwrap was not born in its cgroup")
+	}
+	if err := s.confine(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{b.cmd.Process.Pid, b.child} {
+		if !b.cg.holds(pid) {
+			t.Errorf("pid %d is not in the box's cgroups %v", pid, b.cg.dirs)
+		}
+	}
+	// Every thread of this process is in the cgroups it started in.
+	want, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := filepath.Glob("/proc/self/task/*/cgroup")
+	for _, f := range tasks {
+		if got, err := os.ReadFile(f); err == nil && !bytes.Equal(got, want) {
+			t.Errorf("%s:\n%s\nwant\n%s", f, got, want)
+		}
+	}
+}
+
 func TestMemoryBombIsContained(t *testing.T) {
 	w := newWorld(t)
 	s := box(t, w, func(c *Config) { c.Timeout = 20 * time.Second; c.Limits.MemoryBytes = 128 << 20 })
@@ -872,5 +924,44 @@ func TestPlantedAgentConfigIsUndone(t *testing.T) {
 	// Ordinary work leaves no note.
 	if res = run(t, s, "echo ok > notes.txt"); len(res.Notes) != 0 {
 		t.Errorf("ordinary command: %q", res.Notes)
+	}
+}
+
+// On cgroup v2 bwrap is cloned into the cgroup. This host's controllers
+// may all be on v1: the v2 hierarchy is mounted here on its own, which is
+// enough to see where a process is born.
+func TestBornInCgroupV2(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("mounting a cgroup2 hierarchy needs root")
+	}
+	mnt := t.TempDir()
+	if err := syscall.Mount("none", mnt, "cgroup2", 0, ""); err != nil {
+		t.Skipf("no cgroup2 here: %v", err)
+	}
+	defer syscall.Unmount(mnt, syscall.MNT_DETACH)
+	dir := filepath.Join(mnt, fmt.Sprintf("toolgate-test-%d", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(dir)
+	cg := &boxCgroup{v2: true, dirs: []string{dir}}
+	cmd := exec.Command("sleep", "30")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	started, born, err := cg.bornIn(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = started.Process.Kill()
+		_ = started.Wait()
+	}()
+	if !born {
+		t.Fatal("not born in the cgroup")
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs")); err != nil || strings.TrimSpace(string(b)) != strconv.Itoa(started.Process.Pid) {
+		t.Errorf("cgroup.procs: %q %v, want %d", b, err, started.Process.Pid)
+	}
+	if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", started.Process.Pid)); !strings.Contains(string(b), "(sleep)") {
+		t.Errorf("the started command is not sleep: %q", b)
 	}
 }

@@ -80,7 +80,9 @@
 // 0, without capabilities; for that case the box is hardened further: it
 // has no supplementary groups, it sees the system directories through
 // idmapped mounts on which root's files belong to an id it does not have,
-// so it may read there exactly what an ordinary user may (view.go; where
+// so it may read there exactly what an ordinary user may (view.go; the user
+// namespace carrying that mapping is kept on /run/toolgate/userns for the
+// next toolgate, checked before each use; where
 // the kernel or a file system cannot idmap, everything under /etc, /opt and
 // /usr/local it could read as uid 0 and gid 0 but an ordinary user could
 // not is masked instead, whoever owns the directory it is in: a walk, past

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -250,7 +251,8 @@ func TestViewUsernsMapsRoot(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("views are made for root only")
 	}
-	defer func() { newUserns = idmapUserns }()
+	noKeep = true
+	defer func() { newUserns, noKeep = idmapUserns, false }()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "mine"), 0o755); err != nil {
 		t.Fatal(err)
@@ -507,4 +509,97 @@ func TestSealedRoot(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(home, "h")); err == nil {
 		t.Error("the box wrote the host's home")
 	}
+}
+
+// A view's user namespace is kept for the next toolgate on a file of the
+// view base; one that is not sound (another mapping, a file without its
+// mount) is replaced.
+func TestViewUsernsIsKept(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("views are made for root only")
+	}
+	base := t.TempDir()
+	kept := filepath.Join(base, keptName)
+	defer func() {
+		_ = syscall.Unmount(kept, syscall.MNT_DETACH)
+		newUserns = idmapUserns
+	}()
+	made := 0
+	newUserns = func(h string) (int, error) { made++; return idmapUserns(h) }
+	ino := func(fd int) uint64 {
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ino
+	}
+	get := func(wantMade int) int {
+		t.Helper()
+		fd, err := viewUserns(base, lookBash())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if made != wantMade {
+			t.Errorf("%d namespaces made, want %d", made, wantMade)
+		}
+		if err := checkUserns(fd, base); err != nil {
+			t.Error(err)
+		}
+		k, err := openKept(kept)
+		if err != nil {
+			t.Fatalf("nothing kept: %v", err)
+		}
+		defer unix.Close(k)
+		if ino(k) != ino(fd) {
+			t.Error("the namespace returned is not the one kept")
+		}
+		return fd
+	}
+	if fd, err := idmapUserns(lookBash()); err != nil {
+		t.Skipf("no user namespaces here: %v", err)
+	} else {
+		unix.Close(fd)
+	}
+	unix.Close(get(1))
+	unix.Close(get(1)) // the kept one, no process started
+
+	// Another mapping kept there is replaced.
+	if err := syscall.Unmount(kept, 0); err != nil {
+		t.Fatal(err)
+	}
+	saved := idMap
+	idMap = "0 12345 1\n"
+	wrong, err := unshareUserns(lookBash())
+	idMap = saved
+	if err != nil {
+		t.Skipf("no unshare(1) here: %v", err)
+	}
+	if err := checkUserns(wrong, base); err == nil {
+		t.Fatal("checkUserns takes a namespace mapping root to 12345")
+	}
+	if err := syscall.Mount("/proc/self/fd/"+strconv.Itoa(wrong), kept, "", syscall.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(wrong)
+	unix.Close(get(2))
+
+	// A file whose mount is gone is left alone while it may be another
+	// toolgate's on its way to keeping one, and taken over after that.
+	if err := syscall.Unmount(kept, 0); err != nil {
+		t.Fatal(err)
+	}
+	if fd, err := viewUserns(base, lookBash()); err != nil {
+		t.Fatal(err)
+	} else {
+		unix.Close(fd)
+	}
+	if fd, err := openKept(kept); err == nil {
+		unix.Close(fd)
+		t.Fatal("a young file was taken over")
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(kept, old, old); err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(get(4))
 }

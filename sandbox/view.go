@@ -35,8 +35,12 @@ import (
 // noViews makes no view, so tests can exercise the walk.
 var noViews bool
 
-// newUserns makes the user namespace of a view; tests swap it.
-var newUserns = idmapUserns
+// newUserns makes the user namespace of a view; tests swap it, and set
+// noKeep so that no kept one is used instead.
+var (
+	newUserns = idmapUserns
+	noKeep    bool
+)
 
 // viewID is the host uid and gid root's files appear as on a view.
 const viewID = 0x7ffffff0
@@ -86,7 +90,7 @@ func newSysView(dirs []string, helper string) (v *sysView, err error) {
 		return nil, err
 	}
 	removeStaleViews(base)
-	nsfd, err := newUserns(helper)
+	nsfd, err := viewUserns(base, helper)
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +268,115 @@ func idmapUserns(helper string) (int, error) {
 		return fd, nil
 	}
 	return forkUserns(helper)
+}
+
+// keptName is the file in the view base on which the view's user
+// namespace is kept (bind-mounted) from one toolgate process to the next.
+const keptName = "userns"
+
+// viewUserns returns a descriptor of a user namespace that maps id 0, and
+// only it, to viewID: the one kept in base if there is a sound one, else a
+// new one (newUserns), which it then keeps. Making one starts a process,
+// the largest part of a one-call run's start; a namespace lives on while
+// its file is mounted somewhere, and a mapping once written never changes.
+// base is root's alone (viewBase), so only root could have put another
+// namespace there; each kept one is checked all the same (checkUserns).
+func viewUserns(base, helper string) (int, error) {
+	if noKeep {
+		return newUserns(helper)
+	}
+	kept := filepath.Join(base, keptName)
+	if fd, err := openKept(kept); err == nil {
+		if checkUserns(fd, base) == nil {
+			return fd, nil
+		}
+		unix.Close(fd)
+		// Not what toolgate keeps there: taken off, replaced below.
+		_ = unix.Unmount(kept, unix.MNT_DETACH)
+		_ = os.Remove(kept)
+	}
+	fd, err := newUserns(helper)
+	if err != nil {
+		return -1, err
+	}
+	if err := checkUserns(fd, base); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	keep(fd, kept)
+	return fd, nil
+}
+
+// openKept opens the namespace kept at path; an error when there is none
+// (no file, or a file that is not a user namespace's).
+func openKept(path string) (int, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return -1, err
+	}
+	var fs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &fs); err != nil || fs.Type != unix.NSFS_MAGIC {
+		unix.Close(fd)
+		return -1, errors.New("no namespace kept")
+	}
+	if t, err := unix.IoctlRetInt(fd, unix.NS_GET_NSTYPE); err != nil || t != unix.CLONE_NEWUSER {
+		unix.Close(fd)
+		return -1, errors.New("the namespace kept is no user namespace")
+	}
+	return fd, nil
+}
+
+// keep mounts the namespace nsfd names on a new file at path, for the next
+// toolgate. Another toolgate may be keeping its own at the same moment:
+// the one that makes the file keeps its namespace, the other keeps none.
+// A file left without its mount (a toolgate killed in between) is taken
+// over once it is a few seconds old.
+func keep(nsfd int, path string) {
+	for range 2 {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			f.Close()
+			if unix.Mount("/proc/self/fd/"+strconv.Itoa(nsfd), path, "", unix.MS_BIND, "") != nil {
+				_ = os.Remove(path)
+			}
+			return
+		}
+		var st, dir unix.Stat_t
+		if !errors.Is(err, os.ErrExist) || unix.Lstat(path, &st) != nil || unix.Stat(filepath.Dir(path), &dir) != nil {
+			return
+		}
+		// A mount shows another device than its directory's.
+		unmounted := st.Mode&unix.S_IFMT == unix.S_IFREG && st.Dev == dir.Dev
+		if !unmounted || time.Since(time.Unix(st.Mtim.Unix())) < 5*time.Second {
+			return
+		}
+		_ = os.Remove(path)
+	}
+}
+
+// checkUserns checks that nsfd maps root to viewID, on an idmapped copy of
+// probe (a directory of root's) that is never attached anywhere.
+func checkUserns(nsfd int, probe string) error {
+	fd, err := unix.OpenTree(unix.AT_FDCWD, probe, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("open_tree: %w", err)
+	}
+	defer unix.Close(fd)
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_IDMAP, Userns_fd: uint64(nsfd)}
+	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, &attr); err != nil {
+		return fmt.Errorf("idmap: %w", err)
+	}
+	var st, orig unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if err := unix.Stat(probe, &orig); err != nil {
+		return err
+	}
+	if orig.Uid != 0 || st.Uid != viewID || (orig.Gid == 0) != (st.Gid == viewID) {
+		return fmt.Errorf("the user namespace shows %s (%d:%d) as %d:%d, not as %d", probe, orig.Uid, orig.Gid, st.Uid, st.Gid, viewID)
+	}
+	return nil
 }
 
 // holder is the command that holds a user namespace while its mapping is

@@ -41,42 +41,44 @@ type boxCgroup struct {
 var cgroupSeq atomic.Uint64
 
 // findCgroups returns where boxes can get cgroups, or an error saying why
-// they cannot (then the sandbox falls back to rlimits).
-func findCgroups() (*cgroupRoot, error) {
+// they cannot (then the sandbox falls back to rlimits), and the first
+// box's cgroup, with limits l, made to find out whether toolgate may make
+// them. watch hears of every cgroup made.
+func findCgroups(watch *deathWatch, l Limits) (*cgroupRoot, *boxCgroup, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs("/sys/fs/cgroup", &st); err != nil {
-		return nil, fmt.Errorf("no cgroup file system at /sys/fs/cgroup: %w", err)
+		return nil, nil, fmt.Errorf("no cgroup file system at /sys/fs/cgroup: %w", err)
 	}
 	own, err := ownCgroups()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if st.Type == unix.CGROUP2_SUPER_MAGIC {
 		dir := filepath.Join("/sys/fs/cgroup", own[""])
 		ctrl, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		fields := " " + strings.TrimSpace(string(ctrl)) + " "
 		if !strings.Contains(fields, " pids ") {
-			return nil, fmt.Errorf("cgroup v2: the pids controller is not delegated to %s", dir)
+			return nil, nil, fmt.Errorf("cgroup v2: the pids controller is not delegated to %s", dir)
 		}
-		r := &cgroupRoot{v2: true, pids: dir}
+		r := &cgroupRoot{v2: true, pids: dir, watch: watch}
 		if strings.Contains(fields, " memory ") {
 			r.memory = dir
 		}
-		return r, r.try()
+		return r.try(l)
 	}
-	r := &cgroupRoot{}
+	r := &cgroupRoot{watch: watch}
 	if p, ok := own["pids"]; ok {
 		r.pids = filepath.Join("/sys/fs/cgroup/pids", p)
 	} else {
-		return nil, errors.New("cgroup v1: no pids hierarchy")
+		return nil, nil, errors.New("cgroup v1: no pids hierarchy")
 	}
 	if m, ok := own["memory"]; ok {
 		r.memory = filepath.Join("/sys/fs/cgroup/memory", m)
 	}
-	return r, r.try()
+	return r.try(l)
 }
 
 // ownCgroups reads /proc/self/cgroup: controller name → path ("" for v2).
@@ -132,15 +134,16 @@ func (r *cgroupRoot) sweep() {
 	}
 }
 
-// try makes and removes a cgroup, so a host that shows cgroups but does not
-// let toolgate write them is found out at start-up, not at the first call.
-func (r *cgroupRoot) try() error {
+// try makes the first box's cgroup, so a host that shows cgroups but does
+// not let toolgate write them is found out at start-up, not at the first
+// call.
+func (r *cgroupRoot) try(l Limits) (*cgroupRoot, *boxCgroup, error) {
 	r.sweep()
-	cg, err := r.create(Limits{Procs: 64, MemoryBytes: 64 << 20})
+	cg, err := r.create(l)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	return cg.remove()
+	return r, cg, nil
 }
 
 // create makes the cgroup of one box and writes its limits.

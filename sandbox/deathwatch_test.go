@@ -15,9 +15,12 @@ func rootCgroups(t *testing.T) *cgroupRoot {
 	if os.Getuid() != 0 {
 		t.Skip("needs root: the test makes cgroups")
 	}
-	r, err := findCgroups()
+	r, first, err := findCgroups(nil, Limits{Procs: 64, MemoryBytes: 64 << 20})
 	if err != nil {
 		t.Skip("no cgroups for boxes here:", err)
+	}
+	if err := first.remove(); err != nil {
+		t.Fatal(err)
 	}
 	return r
 }

@@ -375,9 +375,10 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		s.lifeline = &deathWatch{}
 		s.lifeline.start(systemShell())
-		s.cg, s.cgErr = findCgroups()
-		if s.cg != nil {
-			s.cg.watch = s.lifeline
+		var first *boxCgroup
+		s.cg, first, s.cgErr = findCgroups(s.lifeline, s.lim)
+		if first != nil {
+			s.spares = append(s.spares, first)
 		}
 		// The fixed mounts (with a host-root box, the view of the system
 		// directories or the walk for root-only files) are worked out

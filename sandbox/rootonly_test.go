@@ -353,10 +353,23 @@ func TestViewKeepsTheMasks(t *testing.T) {
 		}
 		return on
 	}
+	// Masked once on the view's copy, not on each box's command line.
+	onView := map[string]bool{}
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		cp := s.hostFS.view.path(dir)
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], cp+"/") {
+				onView[dir+strings.TrimPrefix(f[4], cp)] = true
+			}
+		}
+	}
 	on := mounted()
 	for p, want := range map[string]bool{"pub": true, "listonly/ok": true, "secret": false, "private": false, "listonly/key": false} {
-		if on[filepath.Join(dir, p)] != want {
-			t.Errorf("%s mounted over: %v, want %v", p, !want, want)
+		if on[filepath.Join(dir, p)] {
+			t.Errorf("%s is masked on the command line", p)
+		}
+		if onView[filepath.Join(dir, p)] != want {
+			t.Errorf("%s masked on the view: %v, want %v", p, !want, want)
 		}
 	}
 	// Made readable while toolgate runs: masked again, and unreadable.

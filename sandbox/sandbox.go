@@ -396,7 +396,8 @@ func New(cfg Config) (*Sandbox, error) {
 				// could open each other's terminals.
 				root = s.hostFS.view.rootDir()
 			}
-			secrets := s.secretMounts()
+			// Masks the view can hold are mounted on it, once.
+			secrets := s.hostFS.view.mask(s.secretMounts())
 			s.fixed = s.fixedMounts(root, secrets)
 			if root != "" && s.hostFS.view.seal(s.ws, s.home) {
 				// Read-only already: no box remounts it, but a box with

@@ -564,6 +564,56 @@ func (v *sysView) seal(ws, home string) bool {
 	return true
 }
 
+// mask mounts the masks of ms whose paths lie below a directory the view
+// shows on its copy there, once, rather than on each box's command line
+// (bubblewrap binds the copies with what is mounted below them, and reads
+// the whole mount table after each mount it makes). It returns the others,
+// and those it could not mount. A mask is what a box's would be: an empty
+// read-only tmpfs over a directory, /dev/null bound read-only and nodev
+// (so that it cannot be opened at all) over anything else.
+func (v *sysView) mask(ms []mount) []mount {
+	if v == nil {
+		return ms
+	}
+	var rest []mount
+	for _, m := range ms {
+		if !v.maskOne(m.dst) {
+			rest = append(rest, m)
+		}
+	}
+	return rest
+}
+
+func (v *sysView) maskOne(p string) bool {
+	for d, cp := range v.paths {
+		if p == d || !within(p, d) {
+			continue
+		}
+		dst := cp + strings.TrimPrefix(p, d)
+		// Nothing on the way may be a link: the mask must be where the
+		// box looks for p.
+		if real, err := filepath.EvalSymlinks(dst); err != nil || real != dst {
+			return false
+		}
+		fi, err := os.Lstat(dst)
+		if err != nil {
+			return false
+		}
+		if fi.IsDir() {
+			return unix.Mount("toolgate-mask", dst, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=4k") == nil
+		}
+		if err := unix.Mount("/dev/null", dst, "", unix.MS_BIND, ""); err != nil {
+			return false
+		}
+		if err := unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			_ = unix.Unmount(dst, unix.MNT_DETACH)
+			return false
+		}
+		return true
+	}
+	return false
+}
+
 // rootDir returns the view's root (makeRoot), or "".
 func (v *sysView) rootDir() string {
 	if v == nil {

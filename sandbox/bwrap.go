@@ -591,8 +591,13 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	if req.Network {
 		a = append(a, "--share-net")
 	}
+	if s.seccomp == nil {
+		// No filter for this architecture to refuse new user namespaces
+		// (seccomp.go): bubblewrap does it its own, dearer way.
+		a = append(a, "--disable-userns")
+	}
 	a = append(a,
-		"--die-with-parent", "--new-session", "--disable-userns", "--as-pid-1",
+		"--die-with-parent", "--new-session", "--as-pid-1",
 		"--cap-drop", "ALL",
 		"--uid", strconv.Itoa(s.uid), "--gid", strconv.Itoa(s.gid),
 		"--hostname", "toolgate",

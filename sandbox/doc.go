@@ -88,8 +88,8 @@
 // not is masked instead, whoever owns the directory it is in: a walk, past
 // 400,000 entries whatever is left unlooked at is masked whole), /proc/sys is
 // read-only, and a seccomp filter refuses keyrings, set-ID modes, io_uring,
-// openat2, bpf, perf_event_open and userfaultfd (the filter applies to every
-// box). Descriptors toolgate inherited are closed on exec. After a command,
+// openat2, bpf, perf_event_open, userfaultfd and new user namespaces (the
+// filter applies to every box; without one, --disable-userns does that). Descriptors toolgate inherited are closed on exec. After a command,
 // git state it planted is moved aside and the result says so (git.go), and
 // so is a change to the agent's configuration in the workspace (Claude Code
 // settings and hooks, .mcp.json), whose previous content is written back

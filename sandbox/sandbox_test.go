@@ -965,3 +965,36 @@ func TestBornInCgroupV2(t *testing.T) {
 		t.Errorf("the started command is not sleep: %q", b)
 	}
 }
+
+// No process in a box makes a user namespace: inside one it would hold
+// every capability over what it makes there.
+func TestNoUserNamespaceInTheBox(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, nil)
+	cmds := map[string]string{
+		"unshare(1)": "unshare -U true && echo MADE",
+		"unshare -r": "unshare -r id && echo MADE",
+		"python":     `python3 -c 'import os; os.unshare(os.CLONE_NEWUSER); print("MADE")' 2>&1 || true`,
+		"clone3":     `perl -e '$r = syscall(435, 0, 0); print "clone3=", $r, " ", $!+0, "\n"'`,
+		"clone":      `perl -e '$r = syscall(56, 0x10000000|17, 0, 0, 0, 0); if ($r == 0) { exit 0 } print "clone=", $r, "\n"'`,
+	}
+	if runtime.GOARCH != "amd64" {
+		delete(cmds, "clone3")
+		delete(cmds, "clone")
+	}
+	for name, c := range cmds {
+		out := output(run(t, s, c))
+		switch {
+		case strings.Contains(out, "MADE"):
+			t.Errorf("%s: a user namespace was made: %s", name, out)
+		case name == "clone3" && !strings.Contains(out, "clone3=-1 38"):
+			t.Errorf("clone3 is not refused with ENOSYS: %s", out)
+		case name == "clone" && !strings.Contains(out, "clone=-1"):
+			t.Errorf("clone with CLONE_NEWUSER is not refused: %s", out)
+		}
+	}
+	// Threads and processes are still made (libc falls back to clone).
+	if out := output(run(t, s, `python3 -c 'import threading, subprocess; t = threading.Thread(target=print, args=("thread",)); t.start(); t.join(); subprocess.run(["echo", "child"])'`)); !strings.Contains(out, "thread") || !strings.Contains(out, "child") {
+		t.Errorf("threads or children fail in the box: %s", out)
+	}
+}

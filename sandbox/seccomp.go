@@ -21,7 +21,13 @@ import (
 //     falls back to openat on ENOSYS) and io_uring (its operations bypass
 //     seccomp altogether);
 //   - bpf, perf_event_open, userfaultfd: kernel attack surface no build or
-//     test needs.
+//     test needs;
+//   - a new user namespace: clone and unshare with CLONE_NEWUSER, and
+//     clone3 (its flags sit behind a pointer; libc falls back to clone on
+//     ENOSYS). Inside one a process holds every capability over what it
+//     then makes, the way to most of the kernel's namespace bugs. This
+//     is what bubblewrap's --disable-userns would do, which costs each
+//     box another user namespace of bubblewrap's and a sysctl write.
 //
 // Calls from another architecture's ABI (x32, i386 on x86-64) are refused.
 
@@ -69,7 +75,13 @@ type syscallTable struct {
 	// modeArg: system call → index of its mode argument, refused when the
 	// mode carries set-ID bits.
 	modeArg map[uint32]int
+	// flagArg: system call → index of its flags argument, refused when
+	// the flags ask for a new user namespace.
+	flagArg map[uint32]int
 }
+
+// cloneNewUser is CLONE_NEWUSER.
+const cloneNewUser = 0x10000000
 
 var syscallTables = map[string]syscallTable{
 	"amd64": {
@@ -80,12 +92,14 @@ var syscallTables = map[string]syscallTable{
 			437: eNOSYS,                           // openat2
 			425: eNOSYS, 426: eNOSYS, 427: eNOSYS, // io_uring_setup, _enter, _register
 			321: ePERM, 298: ePERM, 323: ePERM, // bpf, perf_event_open, userfaultfd
+			435: eNOSYS, // clone3
 		},
 		modeArg: map[uint32]int{
 			90: 1, 91: 1, 268: 2, 452: 2, // chmod, fchmod, fchmodat, fchmodat2
 			2: 2, 257: 3, 85: 1, // open, openat, creat
 			133: 1, 259: 2, // mknod, mknodat
 		},
+		flagArg: map[uint32]int{56: 0, 272: 0}, // clone, unshare
 	},
 	"arm64": {
 		arch: auditArchAARCH64,
@@ -94,12 +108,14 @@ var syscallTables = map[string]syscallTable{
 			437: eNOSYS,
 			425: eNOSYS, 426: eNOSYS, 427: eNOSYS,
 			280: ePERM, 241: ePERM, 282: ePERM, // bpf, perf_event_open, userfaultfd
+			435: eNOSYS, // clone3
 		},
 		modeArg: map[uint32]int{
 			52: 1, 53: 2, 452: 2, // fchmod, fchmodat, fchmodat2
 			56: 3, // openat
 			33: 2, // mknodat
 		},
+		flagArg: map[uint32]int{220: 0, 97: 0}, // clone, unshare
 	},
 }
 
@@ -127,18 +143,24 @@ func seccompProgram() []byte {
 		p = append(p, sockFilter{code: bpfJMP | bpfJEQ | bpfK, jt: 0, jf: 1, k: nr})
 		p = append(p, retErrno(t.deny[nr]))
 	}
-	// Mode checks: for each call, load its mode argument (low 32 bits,
-	// little-endian), keep the set-ID bits, refuse when any is set.
-	for _, nr := range sortedKeys(t.modeArg) {
-		arg := t.modeArg[nr]
-		// if nr != this: skip the 5 instructions below
-		p = append(p, sockFilter{code: bpfJMP | bpfJEQ | bpfK, jt: 0, jf: 5, k: nr})
-		stmt(bpfLD|bpfW|bpfABS, uint32(offArgs+8*arg))
-		stmt(bpfALU|bpfAND|bpfK, setIDBits)
-		p = append(p, sockFilter{code: bpfJMP | bpfJEQ | bpfK, jt: 1, jf: 0, k: 0})
-		p = append(p, retErrno(ePERM))
-		stmt(bpfRET|bpfK, seccompRetAllow)
+	// Argument checks: for each call, load the argument (low 32 bits,
+	// little-endian), keep the bits that matter, refuse when any is set:
+	// set-ID bits of a mode, CLONE_NEWUSER of clone's flags. A call
+	// matched returns here; the accumulator then holds an argument, and
+	// the next call's check must not compare that with its number.
+	bits := func(nrs map[uint32]int, mask uint32) {
+		for _, nr := range sortedKeys(nrs) {
+			// if nr != this: skip the 5 instructions below
+			p = append(p, sockFilter{code: bpfJMP | bpfJEQ | bpfK, jt: 0, jf: 5, k: nr})
+			stmt(bpfLD|bpfW|bpfABS, uint32(offArgs+8*nrs[nr]))
+			stmt(bpfALU|bpfAND|bpfK, mask)
+			p = append(p, sockFilter{code: bpfJMP | bpfJEQ | bpfK, jt: 1, jf: 0, k: 0})
+			p = append(p, retErrno(ePERM))
+			stmt(bpfRET|bpfK, seccompRetAllow)
+		}
 	}
+	bits(t.modeArg, setIDBits)
+	bits(t.flagArg, cloneNewUser)
 	stmt(bpfRET|bpfK, seccompRetAllow)
 
 	out := make([]byte, 0, 8*len(p))

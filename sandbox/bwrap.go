@@ -298,9 +298,13 @@ func (s *Sandbox) boxKeptOut(p string) (keptOut, bool) {
 // remasks masks again, for one box, each path left unmasked whose inode or
 // metadata changed since and which the box may now touch: a secret made
 // readable while toolgate runs stays hidden, as it does under a mask.
+//
+// A path masked on the view (view.mask) is masked again the same way: a
+// file replaced on the host is a new inode, which that mount does not
+// cover.
 func (s *Sandbox) remasks() []string {
 	var a []string
-	for _, k := range s.keptOut {
+	for _, k := range slices.Concat(s.keptOut, s.onView) {
 		var st unix.Stat_t
 		if unix.Lstat(k.path, &st) != nil {
 			continue // gone: nothing to hide
@@ -625,10 +629,16 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 	if s.home != "" && s.home != "/" && !visible(s.home) {
 		ms = append(ms, mount{s.home, []string{"--perms", "0700", "--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", s.home}})
 	}
-	ms = append(ms, mount{s.ws, []string{"--bind", s.ws, s.ws}})
+	guards := append(s.gitGuards(), s.ownFiles()...)
+	if src := s.staged(guards); src != "" {
+		// the workspace with its guards, staged (stage.go)
+		ms = append(ms, mount{s.ws, []string{"--bind", src, s.ws}})
+		guards = nil
+	} else {
+		ms = append(ms, mount{s.ws, []string{"--bind", s.ws, s.ws}})
+	}
 	a = append(a, parentsFirst(ms)...)
-	a = append(a, s.gitGuards()...)
-	a = append(a, s.ownFiles()...)
+	a = append(a, guards...)
 	if req.Network {
 		a = append(a, resolvConf()...)
 	}

@@ -352,6 +352,7 @@ func (cg *boxCgroup) empty() bool {
 // cgroups, so that nothing has to be moved there afterwards: moving
 // another process takes a lock every fork and exit of the host also takes
 // and often waits for an RCU grace period, a millisecond and more per box.
+// The start happens on ns's thread (mountns.go) when ns is not nil.
 //
 // On cgroup v2 the process is cloned into the cgroup (CLONE_INTO_CGROUP,
 // Linux 5.7). On v1 a thread may sit in a cgroup of its own and a child
@@ -363,7 +364,12 @@ func (cg *boxCgroup) empty() bool {
 // Where neither works, cmd is started as it is and born is false: the
 // caller joins it (join). The returned command is the one started, cmd
 // or a copy of it.
-func (cg *boxCgroup) bornIn(cmd *exec.Cmd) (started *exec.Cmd, born bool, err error) {
+func (cg *boxCgroup) bornIn(cmd *exec.Cmd, ns *mountNS) (started *exec.Cmd, born bool, err error) {
+	start := func(c *exec.Cmd) error {
+		err := errGone
+		ns.do(func() { err = c.Start() })
+		return err
+	}
 	if cg.v2 {
 		fd, err := unix.Open(cg.dirs[0], unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err == nil {
@@ -371,49 +377,65 @@ func (cg *boxCgroup) bornIn(cmd *exec.Cmd) (started *exec.Cmd, born bool, err er
 			attr := *into.SysProcAttr
 			attr.UseCgroupFD, attr.CgroupFD = true, fd
 			into.SysProcAttr = &attr
-			err = into.Start()
+			err = start(into)
 			unix.Close(fd)
 			if err == nil {
 				return into, true, nil
 			}
 		}
-		return cmd, false, cmd.Start()
+		return cmd, false, start(cmd)
 	}
-	type outcome struct {
-		born bool
-		err  error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		runtime.LockOSThread()
-		moved := 0
+	// moved runs on a locked thread: it moves the thread into the box's
+	// cgroups, starts cmd, moves it back, and says whether the thread is
+	// fit for use again.
+	var (
+		born2 bool
+		err2  error
+	)
+	moved := func() (fit bool) {
+		n := 0
 		for _, dir := range cg.dirs {
 			if writeFile(dir, "tasks", "0") != nil {
 				break
 			}
-			moved++
+			n++
 		}
-		born := moved == len(cg.dirs)
-		var err error
-		if born {
-			err = cmd.Start()
+		born2 = n == len(cg.dirs)
+		if born2 {
+			err2 = cmd.Start()
 		}
-		back := true
-		for _, dir := range cg.dirs[:moved] {
+		fit = true
+		for _, dir := range cg.dirs[:n] {
 			if writeFile(filepath.Dir(dir), "tasks", "0") != nil {
-				back = false
+				fit = false
 			}
 		}
-		done <- outcome{born, err}
-		if back {
-			runtime.UnlockOSThread()
-		}
-	}()
-	o := <-done
-	if !o.born {
-		return cmd, false, cmd.Start()
+		return fit
 	}
-	return cmd, true, o.err
+	if ns != nil {
+		if !ns.do(func() {
+			if !moved() {
+				runtime.Goexit() // ends the namespace's thread (mountns.go)
+			}
+		}) {
+			return cmd, false, errGone
+		}
+	} else {
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			fit := moved()
+			close(done)
+			if fit {
+				runtime.UnlockOSThread()
+			}
+		}()
+		<-done
+	}
+	if !born2 {
+		return cmd, false, start(cmd)
+	}
+	return cmd, true, err2
 }
 
 // copyCmd is a fresh, unstarted command with what cmd was given.

@@ -51,6 +51,18 @@
 // has not, binds each directory instead.
 // bubblewrap reads the whole mount table after every bind; one bind
 // replaces a dozen. Other boxes bind each directory and get --dev.
+// Such a box also binds the workspace staged once with its guards (the
+// repository's git directory, hooks and config, toolgate's own files:
+// stage.go), and the masks below the view's directories are mounted on
+// the view (view.mask), each once, not in every box; a file or guard
+// replaced on the host is staged or masked anew.
+//
+// toolgate's own mounts (views, masks, staged workspaces) are made in a
+// mount namespace of its own, held by one locked OS thread that also
+// starts every bwrap that binds them (mountns.go): a mount makes its path
+// busy for the processes of its namespace, and the host's git must stay
+// free to rename .git/config. Nothing of them is left on the host when
+// toolgate dies.
 //
 // Every box waits on its block pipe until runBox writes to it, and bwrap
 // holds the pipe's other end itself (--sync-fd) until it execs the

@@ -173,9 +173,17 @@ func TestViewsAreRemoved(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("views are made for root only")
 	}
+	// The views' mounts are in toolgate's own namespace, none in the
+	// host's.
+	ns, _ := ownMountNS()
 	mounted := func(dir string) bool {
-		b, _ := os.ReadFile("/proc/self/mountinfo")
-		return strings.Contains(string(b), " "+dir+" ") || strings.Contains(string(b), " "+dir+"/")
+		for _, n := range []*mountNS{nil, ns} {
+			b, _ := n.mountinfo()
+			if strings.Contains(string(b), " "+dir+" ") || strings.Contains(string(b), " "+dir+"/") {
+				return true
+			}
+		}
+		return false
 	}
 	gone := func(what, dir string) {
 		t.Helper()
@@ -285,7 +293,9 @@ func TestViewUsernsMapsRoot(t *testing.T) {
 			defer v.close()
 			for sub, want := range map[string]uint32{"": viewID, "mine": 65534} {
 				var st syscall.Stat_t
-				if err := syscall.Lstat(filepath.Join(v.path(dir), sub), &st); err != nil {
+				var err error
+				v.ns.do(func() { err = syscall.Lstat(filepath.Join(v.path(dir), sub), &st) })
+				if err != nil {
 					t.Fatal(err)
 				}
 				if st.Uid != want || st.Gid != want {
@@ -355,7 +365,7 @@ func TestViewKeepsTheMasks(t *testing.T) {
 	}
 	// Masked once on the view's copy, not on each box's command line.
 	onView := map[string]bool{}
-	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+	if b, err := s.hostFS.view.ns.mountinfo(); err == nil {
 		cp := s.hostFS.view.path(dir)
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], cp+"/") {
@@ -371,6 +381,25 @@ func TestViewKeepsTheMasks(t *testing.T) {
 		if onView[filepath.Join(dir, p)] != want {
 			t.Errorf("%s masked on the view: %v, want %v", p, !want, want)
 		}
+	}
+	// A mask on the view leaves the host's path free: no mount makes it
+	// busy in the host's namespace.
+	pub := filepath.Join(dir, "pub")
+	if err := os.Rename(pub, pub+".x"); err != nil {
+		t.Errorf("the host cannot rename a masked file: %v", err)
+	} else if err := os.Rename(pub+".x", pub); err != nil {
+		t.Fatal(err)
+	}
+	// Replaced on the host (a new inode, which the view's mount does not
+	// cover): masked again in each box.
+	if err := os.WriteFile(pub+".new", []byte("CONTENT replaced\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(pub+".new", pub); err != nil {
+		t.Fatal(err)
+	}
+	if out := output(run(t, s, "cat "+pub+" 2>/dev/null")); strings.Contains(out, "CONTENT") {
+		t.Errorf("pub replaced on the host is readable in the box: %q", out)
 	}
 	// Made readable while toolgate runs: masked again, and unreadable.
 	for _, p := range []string{"secret", "private"} {

@@ -196,8 +196,10 @@ type Sandbox struct {
 	// masks, set with fixed.
 	maskedPaths []string
 	// keptOut are the masked paths left without a mount since their mode
-	// keeps the box out, set with fixed.
+	// keeps the box out, set with fixed; onView those masked on the view
+	// (view.mask), as they were then.
 	keptOut []keptOut
+	onView  []keptOut
 	// cred runs bwrap as the workspace's owner when toolgate is root and
 	// the workspace is not root's: the box then has that user's host uid,
 	// not root's.
@@ -207,6 +209,8 @@ type Sandbox struct {
 	// hostFS (set with fixed).
 	hostRoot bool
 	hostFS   hostRootFS
+	// stage is the workspace staged with its guards (stage.go).
+	stage    stagedWS
 	seccomp  []byte
 	pending  sync.WaitGroup // cgroup removals still running
 	inflight sync.WaitGroup // runs in progress
@@ -397,7 +401,8 @@ func New(cfg Config) (*Sandbox, error) {
 				root = s.hostFS.view.rootDir()
 			}
 			// Masks the view can hold are mounted on it, once.
-			secrets := s.hostFS.view.mask(s.secretMounts())
+			var secrets []mount
+			secrets, s.onView = s.hostFS.view.mask(s.secretMounts())
 			s.fixed = s.fixedMounts(root, secrets)
 			if root != "" && s.hostFS.view.seal(s.ws, s.home) {
 				// Read-only already: no box remounts it, but a box with
@@ -785,11 +790,14 @@ func (s *Sandbox) startBox(args []string) (*boxProc, error) {
 		// bornIn); an error is confine's to report.
 		b.cg, b.cgErr = s.takeCgroup()
 	}
+	// bwrap binds what the view holds: it starts in the view's namespace.
+	ns := s.hostFS.view.mountNS()
 	b.start = time.Now()
 	if b.cg != nil {
-		b.cmd, b.bornIn, err = b.cg.bornIn(cmd)
+		b.cmd, b.bornIn, err = b.cg.bornIn(cmd, ns)
 	} else {
-		b.cmd, err = cmd, cmd.Start()
+		b.cmd, err = cmd, errGone
+		ns.do(func() { err = cmd.Start() })
 	}
 	for _, f := range theirs {
 		f.Close()

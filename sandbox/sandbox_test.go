@@ -231,9 +231,11 @@ func TestPathAppend(t *testing.T) {
 	}
 }
 
-func TestGitHooksAndConfigReadOnly(t *testing.T) {
+func TestGitHooksAndConfigReadOnly(t *testing.T) { bothWays(t, testGitHooksAndConfigReadOnly) }
+
+func testGitHooksAndConfigReadOnly(t *testing.T, seq func(*Config)) {
 	w := newWorld(t)
-	s := box(t, w, nil)
+	s := box(t, w, seq)
 	for _, c := range []string{
 		"echo 'touch /tmp/pwned' > .git/hooks/pre-commit",
 		"printf '[core]\\n\\tfsmonitor = touch x\\n' >> .git/config",
@@ -255,7 +257,7 @@ func TestGitHooksAndConfigReadOnly(t *testing.T) {
 	// A repository without a hooks directory gets one it cannot write.
 	w2 := newWorld(t)
 	os.RemoveAll(filepath.Join(w2.ws, ".git", "hooks"))
-	s2 := box(t, w2, nil)
+	s2 := box(t, w2, seq)
 	run(t, s2, "mkdir -p .git/hooks; echo x > .git/hooks/pre-push")
 	if _, err := os.Stat(filepath.Join(w2.ws, ".git", "hooks", "pre-push")); err == nil {
 		t.Error("a hook was written into a new hooks directory")
@@ -678,10 +680,12 @@ func keyctlNr() string {
 	return "250"
 }
 
-func TestPlantedGitStateIsQuarantined(t *testing.T) {
+func TestPlantedGitStateIsQuarantined(t *testing.T) { bothWays(t, testPlantedGitStateIsQuarantined) }
+
+func testPlantedGitStateIsQuarantined(t *testing.T, seq func(*Config)) {
 	w := newWorld(t)
 	os.RemoveAll(filepath.Join(w.ws, ".git"))
-	s := box(t, w, nil)
+	s := box(t, w, seq)
 	// A plain new repository is left alone.
 	res := run(t, s, "git init -q . && git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x && echo ok")
 	if !strings.Contains(res.Stdout.String(), "ok") || len(res.Notes) != 0 {
@@ -697,7 +701,7 @@ func TestPlantedGitStateIsQuarantined(t *testing.T) {
 	}
 	// commondir in an existing repository.
 	w2 := newWorld(t)
-	s2 := box(t, w2, nil)
+	s2 := box(t, w2, seq)
 	res = run(t, s2, "mkdir evil && echo ../evil > .git/commondir")
 	if len(res.Notes) != 1 || exists(filepath.Join(w2.ws, ".git", "commondir")) {
 		t.Errorf("commondir: %v", res.Notes)
@@ -762,7 +766,9 @@ func TestWorkspaceOwnerRunsTheBox(t *testing.T) {
 	}
 }
 
-func TestMoreGitPlantsAreQuarantined(t *testing.T) {
+func TestMoreGitPlantsAreQuarantined(t *testing.T) { bothWays(t, testMoreGitPlantsAreQuarantined) }
+
+func testMoreGitPlantsAreQuarantined(t *testing.T, seq func(*Config)) {
 	cases := []struct {
 		name, cmd string
 		noGit     bool
@@ -785,7 +791,7 @@ func TestMoreGitPlantsAreQuarantined(t *testing.T) {
 				t.Fatalf("git init: %v %s", err, out)
 			}
 		}
-		s := box(t, w, nil)
+		s := box(t, w, seq)
 		res := run(t, s, c.cmd)
 		if len(res.Notes) == 0 {
 			t.Errorf("%s: nothing quarantined: %s", c.name, output(res))
@@ -793,13 +799,15 @@ func TestMoreGitPlantsAreQuarantined(t *testing.T) {
 	}
 }
 
-func TestOrdinaryGitWorkIsLeftAlone(t *testing.T) {
+func TestOrdinaryGitWorkIsLeftAlone(t *testing.T) { bothWays(t, testOrdinaryGitWorkIsLeftAlone) }
+
+func testOrdinaryGitWorkIsLeftAlone(t *testing.T, seq func(*Config)) {
 	w := newWorld(t)
 	os.RemoveAll(filepath.Join(w.ws, ".git"))
 	if out, err := exec.Command("git", "init", "-q", w.ws).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	s := box(t, w, nil)
+	s := box(t, w, seq)
 	res := run(t, s, "echo a > a && git add a && git -c user.email=a@b -c user.name=a commit -qm a && git checkout -qb feat && git branch -q -D master 2>/dev/null; git stash list; git log --oneline | wc -l")
 	if len(res.Notes) != 0 || strings.TrimSpace(res.Stdout.String()) != "1" {
 		t.Errorf("ordinary git work: %s notes %v", output(res), res.Notes)
@@ -843,7 +851,9 @@ func TestRelativeHomeIsAbsolute(t *testing.T) {
 // toolgate's own files kept in the workspace (Config.ReadOnly) cannot be
 // changed by what a command runs, whatever the policy saw; Config.Hidden
 // cannot be read. The rest of the workspace stays writable.
-func TestOwnFilesInTheWorkspace(t *testing.T) {
+func TestOwnFilesInTheWorkspace(t *testing.T) { bothWays(t, testOwnFilesInTheWorkspace) }
+
+func testOwnFilesInTheWorkspace(t *testing.T, seq func(*Config)) {
 	w := newWorld(t)
 	for _, d := range []string{"pol", "state", "keys"} {
 		if err := os.MkdirAll(filepath.Join(w.ws, d), 0o755); err != nil {
@@ -860,6 +870,7 @@ func TestOwnFilesInTheWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := box(t, w, func(c *Config) {
+		seq(c)
 		c.ReadOnly = []string{filepath.Join(w.ws, "pol_link"), filepath.Join(w.ws, "state/audit.jsonl"), filepath.Join(w.ws, "missing"), w.outside}
 		c.Hidden = []string{filepath.Join(w.ws, "keys/audit.key")}
 	})
@@ -947,7 +958,7 @@ func TestBornInCgroupV2(t *testing.T) {
 	cg := &boxCgroup{v2: true, dirs: []string{dir}}
 	cmd := exec.Command("sleep", "30")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	started, born, err := cg.bornIn(cmd)
+	started, born, err := cg.bornIn(cmd, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -996,5 +1007,93 @@ func TestNoUserNamespaceInTheBox(t *testing.T) {
 	// Threads and processes are still made (libc falls back to clone).
 	if out := output(run(t, s, `python3 -c 'import threading, subprocess; t = threading.Thread(target=print, args=("thread",)); t.start(); t.join(); subprocess.run(["echo", "child"])'`)); !strings.Contains(out, "thread") || !strings.Contains(out, "child") {
 		t.Errorf("threads or children fail in the box: %s", out)
+	}
+}
+
+// bothWays runs a test of the workspace's guards on a sandbox of the
+// services (each box mounts them) and on a run's (Sequential: a host-root
+// box binds the workspace staged with them, stage.go).
+func bothWays(t *testing.T, test func(*testing.T, func(*Config))) {
+	t.Run("each box", func(t *testing.T) { test(t, func(*Config) {}) })
+	t.Run("sequential", func(t *testing.T) { test(t, func(c *Config) { c.Sequential = true }) })
+}
+
+// A run's sandbox on a view binds the workspace staged with its guards:
+// one mount in the box, none of them on the host's workspace, and a new
+// tree (so another command line) when the files they guard change.
+func TestStagedWorkspace(t *testing.T) {
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) { c.Sequential = true })
+	<-s.fixedDone
+	if s.hostFS.view == nil {
+		t.Skip("no view here: boxes mount their guards themselves")
+	}
+	source := func() string {
+		t.Helper()
+		args, err := s.args(Request{Command: "true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := ""
+		for i := 0; i+2 < len(args); i++ {
+			if args[i] == "--ro-bind" && within(args[i+2], w.ws) {
+				t.Errorf("a guard on the command line: %q", args[i:i+3])
+			}
+			if args[i] == "--bind" && args[i+2] == w.ws {
+				src = args[i+1]
+			}
+		}
+		if !within(src, s.hostFS.view.dir) {
+			t.Fatalf("the workspace is bound from %q, not from the staging directory", src)
+		}
+		return src
+	}
+	first := source()
+	if again := source(); again != first {
+		t.Errorf("staged again with nothing changed: %s, then %s", first, again)
+	}
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) > 4 && within(f[4], w.ws) {
+				t.Errorf("a mount on the host's workspace: %s", line)
+			}
+		}
+	}
+	// The hooks directory replaced on the host: staged anew, and guarded.
+	hooks := filepath.Join(w.ws, ".git", "hooks")
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if next := source(); next == first {
+		t.Error("the same tree after the hooks directory was replaced")
+	}
+	run(t, s, "echo x > .git/hooks/pre-commit; echo x > made.txt")
+	if _, err := os.Stat(filepath.Join(hooks, "pre-commit")); err == nil {
+		t.Error("a hook was written into the new hooks directory")
+	}
+	if _, err := os.Stat(filepath.Join(w.ws, "made.txt")); err != nil {
+		t.Errorf("the box did not write the workspace: %v", err)
+	}
+	// Old trees are let go.
+	for range stagedKept + 1 {
+		cfg := filepath.Join(w.ws, ".git", "config")
+		if err := os.Rename(cfg, cfg+".x"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(cfg+".x", cfg); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.WriteFile(filepath.Join(w.ws, ".git", "config.new"), nil, 0o644)
+		_ = os.Rename(filepath.Join(w.ws, ".git", "config.new"), cfg)
+		source()
+	}
+	if n := len(s.stage.dirs); n != stagedKept {
+		t.Errorf("%d staged trees attached, want %d", n, stagedKept)
+	}
+	if _, err := os.Stat(first); !os.IsNotExist(err) {
+		t.Errorf("the first tree is still there: %v", err)
 	}
 }

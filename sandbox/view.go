@@ -53,6 +53,9 @@ type sysView struct {
 	// box (makeRoot); inRoot are the system directories it shows.
 	root   string
 	inRoot map[string]bool
+	// ns is the mount namespace the view's mounts are in (mountns.go);
+	// nil for the host's, where none of toolgate's own could be made.
+	ns *mountNS
 }
 
 // viewBase is the root-only directory that holds the staging directories.
@@ -99,10 +102,26 @@ func newSysView(dirs []string, helper string) (v *sysView, err error) {
 	var nonce [6]byte
 	_, _ = rand.Read(nonce[:])
 	dir := filepath.Join(base, "view-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(nonce[:]))
-	if err := os.Mkdir(dir, 0o700); err != nil {
+	v = &sysView{dir: dir, paths: map[string]string{}}
+	if ns, err := ownMountNS(); err == nil {
+		v.ns = ns
+	}
+	if !v.ns.do(func() { err = v.attach(dirs, nsfd) }) {
+		err = errGone
+	}
+	if err != nil {
 		return nil, err
 	}
-	v = &sysView{dir: dir, paths: map[string]string{}}
+	return v, nil
+}
+
+// attach makes the staging directory with the copies of dirs and the
+// root, in the view's namespace; on error nothing is left.
+func (v *sysView) attach(dirs []string, nsfd int) (err error) {
+	dir := v.dir
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return err
+	}
 	mounted := false
 	defer func() {
 		if err != nil {
@@ -110,24 +129,23 @@ func newSysView(dirs []string, helper string) (v *sysView, err error) {
 				_ = unix.Unmount(dir, unix.MNT_DETACH)
 			}
 			_ = os.Remove(dir)
-			v = nil
 		}
 	}()
 	// A tmpfs of its own, made private: the trees attached in it do not
 	// propagate to other mount namespaces.
 	if err := unix.Mount("toolgate-view", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0700,size=64k"); err != nil {
-		return nil, fmt.Errorf("staging tmpfs: %w", err)
+		return fmt.Errorf("staging tmpfs: %w", err)
 	}
 	mounted = true
 	if err := unix.Mount("", dir, "", unix.MS_PRIVATE, ""); err != nil {
-		return nil, fmt.Errorf("staging tmpfs: %w", err)
+		return fmt.Errorf("staging tmpfs: %w", err)
 	}
 	root := filepath.Join(dir, "root")
 	if err := os.Mkdir(root, 0o755); err != nil {
-		return nil, err
+		return err
 	}
 	if err := unix.Mount("toolgate-root", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=256k"); err != nil {
-		return nil, fmt.Errorf("root tmpfs: %w", err)
+		return fmt.Errorf("root tmpfs: %w", err)
 	}
 	v.inRoot = map[string]bool{}
 	for _, d := range dirs {
@@ -137,17 +155,17 @@ func newSysView(dirs []string, helper string) (v *sysView, err error) {
 			v.inRoot[d] = true
 		}
 		if err := idmapCopy(d, dst, nsfd); err != nil {
-			return nil, fmt.Errorf("%s: %w", d, err)
+			return fmt.Errorf("%s: %w", d, err)
 		}
 		v.paths[d] = dst
 	}
 	if err := makeRoot(root); err != nil {
 		// The boxes bind each copy themselves, as before there was a root.
 		v.inRoot = nil
-		return v, nil
+		return nil
 	}
 	v.root = root
-	return v, nil
+	return nil
 }
 
 // boxOwn are the top-level directories every box mounts for itself.
@@ -506,7 +524,7 @@ func (v *sysView) close() {
 	if v == nil {
 		return
 	}
-	_ = unix.Unmount(v.dir, unix.MNT_DETACH)
+	v.ns.do(func() { _ = unix.Unmount(v.dir, unix.MNT_DETACH) })
 	_ = os.Remove(v.dir)
 }
 
@@ -540,10 +558,15 @@ func removeStaleViews(base string) {
 // /var/tmp (each box's own tmpfs). It says whether it did; a root left
 // open is remounted read-only by each box after its mounts, which costs
 // the box a read of the mount table.
-func (v *sysView) seal(ws, home string) bool {
+func (v *sysView) seal(ws, home string) (sealed bool) {
 	if v == nil || v.root == "" {
 		return false
 	}
+	v.ns.do(func() { sealed = v.sealRoot(ws, home) })
+	return sealed
+}
+
+func (v *sysView) sealRoot(ws, home string) bool {
 	for _, p := range []string{ws, home} {
 		if p == "" || p == "/" || !filepath.IsAbs(p) || within(p, "/tmp") || within(p, "/var/tmp") || visible(p) {
 			continue
@@ -567,24 +590,31 @@ func (v *sysView) seal(ws, home string) bool {
 // mask mounts the masks of ms whose paths lie below a directory the view
 // shows on its copy there, once, rather than on each box's command line
 // (bubblewrap binds the copies with what is mounted below them, and reads
-// the whole mount table after each mount it makes). It returns the others,
-// and those it could not mount. A mask is what a box's would be: an empty
-// read-only tmpfs over a directory, /dev/null bound read-only and nodev
-// (so that it cannot be opened at all) over anything else.
-func (v *sysView) mask(ms []mount) []mount {
-	if v == nil {
-		return ms
+// the whole mount table after each mount it makes). It returns the others
+// and those it could not mount, and the ones it mounted as they were
+// then: a file replaced on the host is another inode, which the mount
+// does not cover (remasks masks it in each box then). A mask is what a
+// box's would be: an empty read-only tmpfs over a directory, /dev/null
+// bound read-only and nodev (so that it cannot be opened) over anything
+// else. Only in toolgate's own mount namespace (mountns.go).
+func (v *sysView) mask(ms []mount) (rest []mount, held []keptOut) {
+	if v == nil || v.ns == nil {
+		// In the host's namespace a mask would make the path busy there.
+		return ms, nil
 	}
-	var rest []mount
-	for _, m := range ms {
-		if !v.maskOne(m.dst) {
-			rest = append(rest, m)
+	v.ns.do(func() {
+		for _, m := range ms {
+			if k, ok := v.maskOne(m.dst); ok {
+				held = append(held, k)
+			} else {
+				rest = append(rest, m)
+			}
 		}
-	}
-	return rest
+	})
+	return rest, held
 }
 
-func (v *sysView) maskOne(p string) bool {
+func (v *sysView) maskOne(p string) (keptOut, bool) {
 	for d, cp := range v.paths {
 		if p == d || !within(p, d) {
 			continue
@@ -593,25 +623,34 @@ func (v *sysView) maskOne(p string) bool {
 		// Nothing on the way may be a link: the mask must be where the
 		// box looks for p.
 		if real, err := filepath.EvalSymlinks(dst); err != nil || real != dst {
-			return false
+			return keptOut{}, false
 		}
-		fi, err := os.Lstat(dst)
-		if err != nil {
-			return false
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			return keptOut{}, false
 		}
-		if fi.IsDir() {
-			return unix.Mount("toolgate-mask", dst, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=4k") == nil
+		k := keptOut{p, st.Ino, st.Ctim}
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			return k, unix.Mount("toolgate-mask", dst, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=4k") == nil
 		}
 		if err := unix.Mount("/dev/null", dst, "", unix.MS_BIND, ""); err != nil {
-			return false
+			return keptOut{}, false
 		}
 		if err := unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 			_ = unix.Unmount(dst, unix.MNT_DETACH)
-			return false
+			return keptOut{}, false
 		}
-		return true
+		return k, true
 	}
-	return false
+	return keptOut{}, false
+}
+
+// mountNS returns the namespace the view's mounts are in (nil: the host's).
+func (v *sysView) mountNS() *mountNS {
+	if v == nil {
+		return nil
+	}
+	return v.ns
 }
 
 // rootDir returns the view's root (makeRoot), or "".

@@ -92,12 +92,19 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // replayArgs drops toolgate's --info-fd, --block-fd and --sync-fd
 // (nothing outside waits on the box) and moves the seccomp filter to fd 3. A host-root
-// box's idmapped views of the system directories are gone with the
-// toolgate that made them; the replay binds the directories themselves
-// (the same number of mounts).
-func replayArgs(args []string, root string) []string {
+// box's idmapped views of the system directories and its staged
+// workspace are gone with the toolgate that made them; the replay binds
+// the directories themselves, and a workspace staged the same way (the
+// same number of mounts).
+func replayArgs(args []string, root, ws string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
+		if args[i] == "--bind" && i+2 < len(args) && strings.Contains(args[i+1], "/toolgate/view-") && ws != "" {
+			// the workspace staged with its guards (sandbox/stage.go)
+			out = append(out, "--bind", ws, args[i+2])
+			i += 2
+			continue
+		}
 		if args[i] == "--dev-bind" && i+2 < len(args) && strings.Contains(args[i+1], "/toolgate/view-") && args[i+2] == "/" && root != "" {
 			out = append(out, "--dev-bind", root, "/")
 			i += 2
@@ -209,7 +216,19 @@ func (b *bench) rowSandbox(s *section) error {
 				}
 			}
 		}
-		sameArgs = replayArgs(same.args, root)
+		// So is the workspace it staged with its guards.
+		ws := ""
+		for i := 0; i+2 < len(same.args); i++ {
+			if same.args[i] == "--bind" && strings.Contains(same.args[i+1], "/toolgate/view-") && os.Getuid() == 0 {
+				ws = filepath.Join(dir, "replay-ws")
+				if remove, err := sandbox.ReplayWorkspace(ws, same.args[i+2]); err == nil {
+					defer remove()
+				} else {
+					ws = ""
+				}
+			}
+		}
+		sameArgs = replayArgs(same.args, root, ws)
 	}
 	runSame := func() (time.Duration, error) {
 		p := proc{path: bwrap, args: sameArgs, dir: "/", env: []string{}}

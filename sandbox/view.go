@@ -93,6 +93,8 @@ func newSysView(dirs []string, helper string) (v *sysView, err error) {
 		return nil, err
 	}
 	removeStaleViews(base)
+	// The mount namespace is made meanwhile (once per process).
+	go ownMountNS()
 	nsfd, err := viewUserns(base, helper)
 	if err != nil {
 		return nil, err

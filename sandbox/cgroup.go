@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,6 +38,85 @@ type boxCgroup struct {
 	dirs  []string
 	base  eventCounts // the counts when the current box took it
 	watch *deathWatch // told when the cgroup is gone
+	files cgroupFiles
+}
+
+// cgroupFiles are the cgroup files each box of a cgroup reads or writes
+// (its event counts, the tasks files a thread moves through), opened once
+// for all the boxes the cgroup is kept for: opening a file of the cgroup
+// file system costs more than reading it, and a box opened a dozen. Such a
+// file is read again from offset 0. Not cgroup.procs: on v1 an open
+// cgroup.procs keeps the process list it first read for a while, so it
+// is opened afresh each time. nil marks a file that is not there.
+type cgroupFiles struct {
+	mu    sync.Mutex
+	open  map[string]*os.File
+	flags map[string]int
+}
+
+// get returns the open file at path (opened with flag), or nil.
+func (c *cgroupFiles) get(path string, flag int) *os.File {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.open[path]; ok && c.flags[path] == flag {
+		return f
+	}
+	f, err := os.OpenFile(path, flag|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		f = nil
+	}
+	if c.open == nil {
+		c.open, c.flags = map[string]*os.File{}, map[string]int{}
+	}
+	if old := c.open[path]; old != nil {
+		old.Close()
+	}
+	c.open[path], c.flags[path] = f, flag
+	return f
+}
+
+// read reads the file at path from its start.
+func (c *cgroupFiles) read(path string) ([]byte, error) {
+	f := c.get(path, os.O_RDONLY)
+	if f == nil {
+		return nil, os.ErrNotExist
+	}
+	buf := make([]byte, 0, 512)
+	for {
+		n, err := f.ReadAt(buf[len(buf):cap(buf)], int64(len(buf)))
+		buf = buf[:len(buf)+n]
+		if err == io.EOF || (err == nil && n == 0) {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+	}
+}
+
+// write writes value to the file at path.
+func (c *cgroupFiles) write(path, value string) error {
+	f := c.get(path, os.O_WRONLY)
+	if f == nil {
+		return os.ErrNotExist
+	}
+	_, err := f.WriteAt([]byte(value), 0)
+	return err
+}
+
+// close closes every file.
+func (c *cgroupFiles) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range c.open {
+		if f != nil {
+			f.Close()
+		}
+	}
+	c.open, c.flags = nil, nil
 }
 
 var cgroupSeq atomic.Uint64
@@ -125,7 +206,9 @@ func (r *cgroupRoot) sweep() {
 			}
 			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 				left := &boxCgroup{v2: r.v2, dirs: []string{m}}
-				if !left.drain() {
+				drained := left.drain()
+				left.files.close()
+				if !drained {
 					continue // still dying: the next start takes it
 				}
 				_ = os.Remove(m)
@@ -256,6 +339,7 @@ func (cg *boxCgroup) kill() {
 // remove deletes the box's cgroups, waiting briefly for dying processes to
 // leave them (rmdir fails with EBUSY while a process is inside).
 func (cg *boxCgroup) remove() error {
+	cg.files.close()
 	var first error
 	for i := len(cg.dirs) - 1; i >= 0; i-- {
 		dir := cg.dirs[i]
@@ -293,19 +377,19 @@ type eventCounts struct{ pids, kills uint64 }
 
 func (cg *boxCgroup) counts() (pids, kills uint64) {
 	for _, dir := range cg.dirs {
-		pids += countOf(filepath.Join(dir, "pids.events"), "max")
+		pids += cg.countOf(filepath.Join(dir, "pids.events"), "max")
 		// v2 counts hitting the limit and OOM kills in memory.events, v1
 		// counts OOM kills in memory.oom_control.
 		for _, name := range []string{"memory.events", "memory.oom_control"} {
-			kills += countOf(filepath.Join(dir, name), "oom", "oom_kill")
+			kills += cg.countOf(filepath.Join(dir, name), "oom", "oom_kill")
 		}
 	}
 	return pids, kills
 }
 
 // countOf sums the "key N" lines of a flat-keyed cgroup file for keys.
-func countOf(path string, keys ...string) uint64 {
-	b, err := os.ReadFile(path)
+func (cg *boxCgroup) countOf(path string, keys ...string) uint64 {
+	b, err := cg.files.read(path)
 	if err != nil {
 		return 0
 	}
@@ -395,7 +479,7 @@ func (cg *boxCgroup) bornIn(cmd *exec.Cmd, ns *mountNS) (started *exec.Cmd, born
 	moved := func() (fit bool) {
 		n := 0
 		for _, dir := range cg.dirs {
-			if writeFile(dir, "tasks", "0") != nil {
+			if cg.files.write(filepath.Join(dir, "tasks"), "0") != nil {
 				break
 			}
 			n++
@@ -406,7 +490,7 @@ func (cg *boxCgroup) bornIn(cmd *exec.Cmd, ns *mountNS) (started *exec.Cmd, born
 		}
 		fit = true
 		for _, dir := range cg.dirs[:n] {
-			if writeFile(filepath.Dir(dir), "tasks", "0") != nil {
+			if cg.files.write(filepath.Join(filepath.Dir(dir), "tasks"), "0") != nil {
 				fit = false
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -168,5 +169,30 @@ func startedWatch(t *testing.T, sh string) *deathWatch {
 		if time.Now().After(deadline) {
 			t.Fatal("the watcher did not start")
 		}
+	}
+}
+
+// A cgroup file kept open (cgroupFiles) reads what the file holds now.
+func TestCgroupFilesReadAfresh(t *testing.T) {
+	r := rootCgroups(t)
+	cg, err := r.create(Limits{Procs: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cg.remove()
+	p := filepath.Join(cg.dirs[0], "pids.max")
+	for _, want := range []string{"8", "12", "max"} {
+		if want != "8" {
+			if err := writeFile(cg.dirs[0], "pids.max", want); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := cg.files.read(p)
+		if err != nil || strings.TrimSpace(string(b)) != want {
+			t.Errorf("read %q, %v; want %q", b, err, want)
+		}
+	}
+	if _, err := cg.files.read(filepath.Join(cg.dirs[0], "no.such.file")); err == nil {
+		t.Error("a missing file read without error")
 	}
 }

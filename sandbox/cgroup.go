@@ -497,6 +497,11 @@ func (cg *boxCgroup) bornIn(cmd *exec.Cmd, ns *mountNS) (started *exec.Cmd, born
 		return fit
 	}
 	if ns != nil {
+		// Opened here: the namespace's thread has no /sys.
+		for _, dir := range cg.dirs {
+			cg.files.get(filepath.Join(dir, "tasks"), os.O_WRONLY)
+			cg.files.get(filepath.Join(filepath.Dir(dir), "tasks"), os.O_WRONLY)
+		}
 		if !ns.do(func() {
 			if !moved() {
 				runtime.Goexit() // ends the namespace's thread (mountns.go)

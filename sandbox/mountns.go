@@ -57,7 +57,7 @@ func ownMountNS() (*mountNS, error) {
 	privateOnce.Do(func() {
 		ns := &mountNS{calls: make(chan func()), dead: make(chan struct{})}
 		ready := make(chan error, 1)
-		go ns.loop(ready)
+		go ns.loop(ready, nil)
 		if err := <-ready; err != nil {
 			privateErr = err
 			return
@@ -67,12 +67,25 @@ func ownMountNS() (*mountNS, error) {
 	return privateNS, privateErr
 }
 
-func (ns *mountNS) loop(ready chan<- error) {
+func (ns *mountNS) loop(ready chan<- error, held chan struct{}) {
 	// Never unlocked: the thread must not run other goroutines, and it
 	// ends when this goroutine does (also by runtime.Goexit in a call
 	// that leaves the thread unfit, see bornIn).
-	defer close(ns.dead)
 	runtime.LockOSThread()
+	if held != nil {
+		close(held)
+	}
+	if unix.Gettid() == unix.Getpid() {
+		// The main thread, which /proc/self names for the whole process
+		// (the analysis resolves /proc/self/root and cwd): another one,
+		// started while this one is held, so it cannot be this.
+		h := make(chan struct{})
+		go ns.loop(ready, h)
+		<-h
+		runtime.UnlockOSThread()
+		return
+	}
+	defer close(ns.dead)
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 		ready <- err
 		return
@@ -81,6 +94,11 @@ func (ns *mountNS) loop(ready chan<- error) {
 		ready <- err
 		return
 	}
+	// No box shows /sys, and bubblewrap copies the whole table into each
+	// box's namespace and reads it after each bind it makes: the sysfs
+	// subtree (a dozen cgroup hierarchies and the like) goes. The cgroup
+	// files a start writes are opened elsewhere (cgroupFiles).
+	_ = unix.Unmount("/sys", unix.MNT_DETACH)
 	ns.tid = unix.Gettid()
 	ready <- nil
 	for f := range ns.calls {
@@ -111,7 +129,8 @@ func (ns *mountNS) do(f func()) bool {
 // mountinfo is the namespace's mount table (the host's for nil).
 func (ns *mountNS) mountinfo() ([]byte, error) {
 	if ns == nil {
-		return os.ReadFile("/proc/self/mountinfo")
+		// the caller's thread: never the namespace's
+		return os.ReadFile("/proc/thread-self/mountinfo")
 	}
 	return os.ReadFile("/proc/self/task/" + strconv.Itoa(ns.tid) + "/mountinfo")
 }

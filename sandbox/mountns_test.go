@@ -1,0 +1,90 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// mountPoints lists the mount points of a mount table.
+func mountPoints(t *testing.T, ns *mountNS) []string {
+	t.Helper()
+	b, err := ns.mountinfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 {
+			out = append(out, f[4])
+		}
+	}
+	return out
+}
+
+// A mount made on the namespace's thread is not the host's, and the
+// namespace carries no /sys for bubblewrap to copy into every box.
+func TestOwnMountNamespace(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root: mounts")
+	}
+	ns, err := ownMountNS()
+	if err != nil {
+		t.Skipf("no mount namespace of toolgate's own here: %v", err)
+	}
+	dir := t.TempDir()
+	var merr error
+	ns.do(func() { merr = unix.Mount("toolgate-test", dir, "tmpfs", 0, "size=4k") })
+	if merr != nil {
+		t.Fatal(merr)
+	}
+	defer ns.do(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+	has := func(points []string, p string) bool {
+		for _, q := range points {
+			if q == p {
+				return true
+			}
+		}
+		return false
+	}
+	own, host := mountPoints(t, ns), mountPoints(t, nil)
+	if !has(own, dir) {
+		t.Errorf("the mount is not in toolgate's namespace: %q", own)
+	}
+	if has(host, dir) {
+		t.Error("the mount is in the host's namespace")
+	}
+	// The host may rename and remove what is mounted over there.
+	if err := os.Mkdir(filepath.Join(dir, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range own {
+		if within(p, "/sys") {
+			t.Errorf("%s is in toolgate's namespace", p)
+		}
+	}
+	if !has(host, "/sys") {
+		t.Log("the host has no /sys mount")
+	}
+}
+
+// The namespace's thread is never the main thread, whose namespaces
+// /proc/self shows for the whole process.
+func TestOwnMountNamespaceIsNotTheMainThread(t *testing.T) {
+	ns, err := ownMountNS()
+	if err != nil {
+		t.Skipf("no mount namespace of toolgate's own here: %v", err)
+	}
+	if ns.tid == os.Getpid() {
+		t.Error("the namespace's thread is the main thread")
+	}
+	self, err1 := os.Readlink("/proc/self/ns/mnt")
+	thread, err2 := os.Readlink("/proc/" + strconv.Itoa(os.Getpid()) + "/task/" + strconv.Itoa(ns.tid) + "/ns/mnt")
+	if err1 != nil || err2 != nil || self == thread {
+		t.Errorf("/proc/self shows the namespace's own mount namespace: %s %s %v %v", self, thread, err1, err2)
+	}
+}

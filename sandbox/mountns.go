@@ -4,7 +4,9 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -94,12 +96,8 @@ func (ns *mountNS) loop(ready chan<- error, held chan struct{}) {
 		ready <- err
 		return
 	}
-	// No box shows /sys, and bubblewrap copies the whole table into each
-	// box's namespace and reads it after each bind it makes: the sysfs
-	// subtree (a dozen cgroup hierarchies and the like) goes. The cgroup
-	// files a start writes are opened elsewhere (cgroupFiles).
-	_ = unix.Unmount("/sys", unix.MNT_DETACH)
 	ns.tid = unix.Gettid()
+	trimMounts()
 	ready <- nil
 	for f := range ns.calls {
 		f()
@@ -124,6 +122,55 @@ func (ns *mountNS) do(f func()) bool {
 	}
 	<-done
 	return true
+}
+
+// trimMounts drops from the namespace the host's mounts no box needs:
+// bubblewrap copies the whole table into each box's namespace and reads it
+// after each bind it makes. No box shows /sys (a dozen cgroup hierarchies
+// and the like; the cgroup files a start writes are opened elsewhere,
+// see cgroupFiles), nor the host's mounts below /dev and /proc (a box has
+// its own /dev and /proc; /dev and /proc themselves stay, for /dev/null
+// and for what bubblewrap reads), nor what is mounted in /run/toolgate.
+func trimMounts() {
+	b, err := os.ReadFile("/proc/thread-self/mountinfo")
+	if err != nil {
+		return
+	}
+	var drop []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		p := unescapeMountPath(f[4])
+		if within(p, "/sys") || (within(p, "/dev") && p != "/dev") || (within(p, "/proc") && p != "/proc") || within(p, "/run/toolgate") {
+			drop = append(drop, p)
+		}
+	}
+	// the deepest first: a lazy unmount takes what is below along anyway
+	sort.SliceStable(drop, func(i, j int) bool { return depth(drop[i]) > depth(drop[j]) })
+	for _, p := range drop {
+		_ = unix.Unmount(p, unix.MNT_DETACH)
+	}
+}
+
+// unescapeMountPath undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMountPath(p string) string {
+	if !strings.Contains(p, "\\") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+3 < len(p) {
+			if n, err := strconv.ParseUint(p[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }
 
 // mountinfo is the namespace's mount table (the host's for nil).

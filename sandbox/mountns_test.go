@@ -63,9 +63,17 @@ func TestOwnMountNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range own {
-		if within(p, "/sys") {
+		if within(p, "/sys") || within(p, "/dev") && p != "/dev" || within(p, "/proc") && p != "/proc" {
 			t.Errorf("%s is in toolgate's namespace", p)
 		}
+	}
+	for _, p := range []string{"/", "/dev", "/proc"} {
+		if !has(own, p) {
+			t.Errorf("%s is not in toolgate's namespace", p)
+		}
+	}
+	if got := unescapeMountPath(`/a\040b\011c\134d`); got != "/a b\tc\\d" {
+		t.Errorf("unescaped %q", got)
 	}
 	if !has(host, "/sys") {
 		t.Log("the host has no /sys mount")

@@ -430,14 +430,7 @@ func TestBoxIsBornInItsCgroup(t *testing.T) {
 	}
 	defer func() {
 		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
-		_ = s.wait(b)
-		for _, f := range b.files {
-			f.Close()
-		}
-		if b.cg != nil {
-			b.cg.kill()
-			s.recycleCgroup(b.cg)
-		}
+		s.reap(b)
 	}()
 	if !b.bornIn {
 		t.Fatal("bwrap was not born in its cgroup")

@@ -124,14 +124,7 @@ func stageWS(dir, ws string, guards []string) (err error) {
 		return err
 	}
 	attached := false
-	defer func() {
-		if err != nil {
-			if attached {
-				_ = unix.Unmount(dir, unix.MNT_DETACH)
-			}
-			_ = os.Remove(dir)
-		}
-	}()
+	defer undoOnError(&err, dir, &attached)
 	if err := unix.Mount(ws, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 		return err
 	}

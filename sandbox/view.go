@@ -125,14 +125,7 @@ func (v *sysView) attach(dirs []string, nsfd int) (err error) {
 		return err
 	}
 	mounted := false
-	defer func() {
-		if err != nil {
-			if mounted {
-				_ = unix.Unmount(dir, unix.MNT_DETACH)
-			}
-			_ = os.Remove(dir)
-		}
-	}()
+	defer undoOnError(&err, dir, &mounted)
 	// A tmpfs of its own, made private: the trees attached in it do not
 	// propagate to other mount namespaces.
 	if err := unix.Mount("toolgate-view", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0700,size=64k"); err != nil {
@@ -168,6 +161,18 @@ func (v *sysView) attach(dirs []string, nsfd int) (err error) {
 	}
 	v.root = root
 	return nil
+}
+
+// undoOnError, deferred by what makes a mount point dir, takes back what it
+// attached there (when *attached) and the directory, if *err is set.
+func undoOnError(err *error, dir string, attached *bool) {
+	if *err == nil {
+		return
+	}
+	if *attached {
+		_ = unix.Unmount(dir, unix.MNT_DETACH)
+	}
+	_ = os.Remove(dir)
 }
 
 // boxOwn are the top-level directories every box mounts for itself.

@@ -180,17 +180,23 @@ func (s *Sandbox) discard(w *warmBox) {
 	go func() {
 		defer s.pending.Done()
 		<-w.ready
-		if p.cmd.ProcessState == nil {
-			_ = s.wait(p)
-		}
-		for _, f := range p.files {
-			f.Close()
-		}
-		if p.cg != nil {
-			p.cg.kill()
-			s.recycleCgroup(p.cg)
-		}
+		s.reap(p)
 	}()
+}
+
+// reap waits for a box that was killed before its release, closes its
+// descriptors and empties its cgroup for the next box.
+func (s *Sandbox) reap(p *boxProc) {
+	if p.cmd.ProcessState == nil {
+		_ = s.wait(p)
+	}
+	for _, f := range p.files {
+		f.Close()
+	}
+	if p.cg != nil {
+		p.cg.kill()
+		s.recycleCgroup(p.cg)
+	}
 }
 
 // pin records targets as pinned while their box runs and drops the boxes

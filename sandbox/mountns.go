@@ -28,7 +28,7 @@ import (
 // and sends none (slave). It ends with the process.
 //
 // Everything that touches a path below a view's staging directory runs on
-// that thread (privateNS.do); other threads see the directory empty.
+// that thread (mountNS.do); other threads see the directory empty.
 
 // mountNS is the thread.
 type mountNS struct {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,4 +96,54 @@ func TestOwnMountNamespaceIsNotTheMainThread(t *testing.T) {
 	if err1 != nil || err2 != nil || self == thread {
 		t.Errorf("/proc/self shows the namespace's own mount namespace: %s %s %v %v", self, thread, err1, err2)
 	}
+}
+
+// Where toolgate has no mount namespace of its own, a view is made in the
+// host's as before, and nothing that would make host paths busy is
+// mounted: no masks on it, no staged workspace.
+func TestViewWithoutOwnMountNamespace(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("views are made for root only")
+	}
+	noPrivateNS = true
+	defer func() { noPrivateNS = false }()
+	w := newWorld(t)
+	s := box(t, w, func(c *Config) {
+		c.Sequential = true
+		c.Mask = []string{"/etc/hostname"}
+	})
+	<-s.fixedDone
+	v := s.hostFS.view
+	if v == nil {
+		t.Skip("no view here")
+	}
+	if v.ns != nil {
+		t.Fatal("the view is in a namespace of toolgate's own")
+	}
+	if len(s.onView) != 0 {
+		t.Errorf("masked on a view in the host's namespace: %v", s.onView)
+	}
+	args, err := s.args(Request{Command: "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(args, "/etc/hostname") {
+		t.Errorf("the mask is not on the command line: %q", args)
+	}
+	for i := 0; i+2 < len(args); i++ {
+		if args[i] == "--bind" && args[i+2] == w.ws && args[i+1] != w.ws {
+			t.Errorf("the workspace is bound from %s", args[i+1])
+		}
+	}
+	if out := output(run(t, s, "cat /etc/hostname 2>&1; echo done")); !strings.Contains(out, "done") || strings.Contains(out, hostname(t)) {
+		t.Errorf("the box: %q", out)
+	}
+}
+
+func hostname(t *testing.T) string {
+	b, err := os.ReadFile("/etc/hostname")
+	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+		return "\x00none"
+	}
+	return strings.TrimSpace(string(b))
 }

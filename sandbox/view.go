@@ -622,34 +622,39 @@ func (v *sysView) mask(ms []mount) (rest []mount, held []keptOut) {
 }
 
 func (v *sysView) maskOne(p string) (keptOut, bool) {
-	for d, cp := range v.paths {
-		if p == d || !within(p, d) {
-			continue
+	// the innermost directory shown that holds p: its copy is the one
+	// the box sees p through
+	d := ""
+	for c := range v.paths {
+		if p != c && within(p, c) && len(c) > len(d) {
+			d = c
 		}
-		dst := cp + strings.TrimPrefix(p, d)
-		// Nothing on the way may be a link: the mask must be where the
-		// box looks for p.
-		if real, err := filepath.EvalSymlinks(dst); err != nil || real != dst {
-			return keptOut{}, false
-		}
-		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
-			return keptOut{}, false
-		}
-		k := keptOut{p, st.Ino, st.Ctim}
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			return k, unix.Mount("toolgate-mask", dst, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=4k") == nil
-		}
-		if err := unix.Mount("/dev/null", dst, "", unix.MS_BIND, ""); err != nil {
-			return keptOut{}, false
-		}
-		if err := unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-			_ = unix.Unmount(dst, unix.MNT_DETACH)
-			return keptOut{}, false
-		}
-		return k, true
 	}
-	return keptOut{}, false
+	if d == "" {
+		return keptOut{}, false
+	}
+	dst := v.paths[d] + strings.TrimPrefix(p, d)
+	// Nothing on the way may be a link: the mask must be where the box
+	// looks for p.
+	if real, err := filepath.EvalSymlinks(dst); err != nil || real != dst {
+		return keptOut{}, false
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(p, &st); err != nil {
+		return keptOut{}, false
+	}
+	k := keptOut{p, st.Ino, st.Ctim}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return k, unix.Mount("toolgate-mask", dst, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=4k") == nil
+	}
+	if err := unix.Mount("/dev/null", dst, "", unix.MS_BIND, ""); err != nil {
+		return keptOut{}, false
+	}
+	if err := unix.Mount("", dst, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		_ = unix.Unmount(dst, unix.MNT_DETACH)
+		return keptOut{}, false
+	}
+	return k, true
 }
 
 // mountNS returns the namespace the view's mounts are in (nil: the host's).

@@ -191,6 +191,9 @@ func (d *deathWatch) close() {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.closed {
+		return // a Sandbox closed twice
+	}
 	d.closed = true
 	if d.started {
 		d.w.Close()

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -47,13 +48,13 @@ var (
 var errGone = errors.New("toolgate's mount namespace is gone")
 
 // noPrivateNS makes no namespace, so tests can exercise the host's.
-var noPrivateNS bool
+var noPrivateNS atomic.Bool
 
 // ownMountNS returns the thread with toolgate's mount namespace, started
 // on first use, or an error where none can be made (then views are made
 // in the host's namespace as before, without masks or staging).
 func ownMountNS() (*mountNS, error) {
-	if noPrivateNS {
+	if noPrivateNS.Load() {
 		return nil, errors.New("private mount namespace off")
 	}
 	privateOnce.Do(func() {

@@ -105,8 +105,8 @@ func TestViewWithoutOwnMountNamespace(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("views are made for root only")
 	}
-	noPrivateNS = true
-	defer func() { noPrivateNS = false }()
+	noPrivateNS.Store(true)
+	defer noPrivateNS.Store(false)
 	w := newWorld(t)
 	s := box(t, w, func(c *Config) {
 		c.Sequential = true

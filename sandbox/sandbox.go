@@ -863,7 +863,10 @@ func (s *Sandbox) confine(b *boxProc) error {
 		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 		_ = s.wait(b) // bwrap failed before making the box; its stderr says why
 		if cg != nil {
-			s.recycleCgroup(cg) // only bwrap, gone now, had joined it
+			// Only bwrap, gone now, was in it. The box no longer holds
+			// it: nothing else may hand it back a second time.
+			b.cg = nil
+			s.recycleCgroup(cg)
 		}
 		msg := strings.TrimSpace(b.stderr.Text().String())
 		if msg == "" {
@@ -902,8 +905,18 @@ func (s *Sandbox) runBox(ctx context.Context, b *boxProc, targets []string) (res
 		killOnce sync.Once
 		child    int
 		cg       *boxCgroup
+		// killMu is held while a kill runs; once the box was waited for
+		// (ended), a kill does nothing: its cgroup may be the next box's
+		// by then, which a late timeout must not touch.
+		killMu sync.Mutex
+		ended  bool
 	)
 	kill := func() {
+		killMu.Lock()
+		defer killMu.Unlock()
+		if ended {
+			return
+		}
 		killOnce.Do(func() {
 			if child > 0 {
 				// The box's pid 1: when it dies the kernel kills every
@@ -958,6 +971,10 @@ func (s *Sandbox) runBox(ctx context.Context, b *boxProc, targets []string) (res
 
 	werr := s.wait(b)
 	wd.finish(&res)
+	// A kill the watchdog started is over before the cgroup goes back.
+	killMu.Lock()
+	ended = true
+	killMu.Unlock()
 	res.Duration = time.Since(b.start)
 	// Background children of the command died with the box's pid 1 (the
 	// kernel ends its pid namespace). Both pids are reaped now, and may

@@ -16,5 +16,10 @@ go vet ./...
 # the small build (bin/toolgate) compiles without OPA
 go build -tags toolgate_small ./...
 go test -count=1 ./...
+# The sandbox's goroutines (boxes made ahead, watchdogs, cgroups handed on,
+# the mount namespace's thread) under the race detector (cgo is needed).
+if command -v gcc >/dev/null; then
+	CGO_ENABLED=1 go test -count=1 -race ./sandbox
+fi
 bash scripts/build.sh
 bin/toolgate policy test

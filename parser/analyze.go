@@ -230,6 +230,12 @@ type state struct {
 	// environment's value (Options.Environ) no longer stands for them.
 	gone  map[string]bool
 	noEnv bool
+	// failed is the state after the last command had it failed, when
+	// that differs (a cd to a directory missing when the analysis runs
+	// may fail, and bash then goes on where it was): set by the command,
+	// taken by the && or || around it, else merged in once its statement
+	// ends. Never copied by clone.
+	failed *state
 }
 
 // forget drops what is known of a variable's value: it no longer has the
@@ -388,6 +394,10 @@ type scope struct {
 	forky bool   // inside a pipeline or background job within fn
 	fnIdx int
 	nest  int // compound commands (subshells, blocks, if, loops, case) around this one
+	// keepFailed: the statement is a part of a && chain or the left side
+	// of ||, which take its state.failed themselves (for it alone, not
+	// for the statements inside it)
+	keepFailed bool
 }
 
 // maxNest bounds how deeply compound commands may nest.
@@ -515,6 +525,18 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 	}
 	if s.Cmd == nil {
 		return nil, nil
+	}
+	keepFailed := sc.keepFailed
+	sc.keepFailed = false
+	if !keepFailed {
+		// the statement may have failed: the ones after it run either way
+		defer func() {
+			if st.failed != nil {
+				failed := st.failed
+				st.failed = nil
+				merge(st, st.clone(), failed)
+			}
+		}()
 	}
 	pathEnd, cmdStart, redirEnd := len(r.facts.Paths), len(r.facts.Commands), len(r.facts.Redirects)
 	out, err := r.command(s.Cmd, st, sc, in)
@@ -718,27 +740,47 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 			// a && b && c: each part runs in the state the parts before
 			// it left (they all succeeded); afterwards the chain may have
 			// stopped after any of them
+			// (a part that failed stops it in the state that failure
+			// left: state.failed)
 			parts := andChain(c)
-			if err := r.stmt(parts[0], st, sc, in); err != nil {
+			psc := sc
+			psc.keepFailed = true
+			var fails []*state
+			takeFailed := func(s *state) {
+				if s.failed != nil {
+					fails = append(fails, s.failed)
+					s.failed = nil
+				}
+			}
+			if err := r.stmt(parts[0], st, psc, in); err != nil {
 				return nil, err
 			}
+			takeFailed(st)
 			cur := st.clone()
 			alts := []*state{st.clone()}
 			for i, p := range parts[1:] {
-				if err := r.stmt(p, cur, sc, stdin{}); err != nil {
+				if err := r.stmt(p, cur, psc, stdin{}); err != nil {
 					return nil, err
 				}
+				takeFailed(cur)
 				if i < len(parts)-2 {
 					alts = append(alts, cur.clone())
 				}
 			}
-			merge(st, append(alts, cur)...)
+			merge(st, append(append(alts, cur), fails...)...)
 			return nil, nil
 		default: // ||: the right side may or may not run
-			if err := r.stmt(c.X, st, sc, in); err != nil {
+			xsc := sc
+			xsc.keepFailed = true
+			if err := r.stmt(c.X, st, xsc, in); err != nil {
 				return nil, err
 			}
+			// it runs when the left side failed: in the state that
+			// failure left, where that differs
 			y := st.clone()
+			if st.failed != nil {
+				y, st.failed = st.failed, nil
+			}
 			if err := r.stmt(c.Y, y, sc, stdin{}); err != nil {
 				return nil, err
 			}

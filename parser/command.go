@@ -1789,6 +1789,8 @@ options:
 }
 
 func (r *run) cd(idx int, name string, args []field, st, local *state) error {
+	// where the script is if this cd fails (see below)
+	before := st.clone()
 	// bash's cd, pushd and popd set PWD to where they land: a value the
 	// script assigned no longer stands, $PWD is the working directory
 	// again (env.Get)
@@ -1850,6 +1852,15 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 	if p.Dynamic || p.Zone == "unknown" {
 		st.cwd, st.cwdReal = "", false
 		return nil
+	}
+	if (!p.Exists || !r.realDir(p.Real)) && !r.madeDirs[p.Real] && !r.scriptWrote(p.Real) {
+		// No such directory now, and no earlier command of the script
+		// makes it that the analysis knows of (an archive unpacked may):
+		// the cd may fail, and bash then goes on in the directory it was
+		// in (cd /nowhere; rm -rf .git removes the workspace's). What
+		// follows is judged in both, unless a && stops it on failure.
+		before.dirs = st.dirs
+		st.failed = before
 	}
 	st.cwd, st.cwdReal = p.Real, realDir(p)
 	return nil

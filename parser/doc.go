@@ -20,7 +20,11 @@
 // here-strings and echo piped into a shell, find -exec sh -c, alias and trap
 // bodies, exec-sink variables such as PAGER or GIT_SSH_COMMAND) are parsed
 // again, to a depth bound. cd, pushd, env -C, git -C and make -C move the
-// directory later relative paths resolve against.
+// directory later relative paths resolve against. A cd to a directory that
+// is not there (and that no earlier mkdir or write of the script makes) may
+// fail, and bash then goes on where it was: what a && after it runs is
+// judged in the new directory, what runs after a ; or || in the old one
+// too (the working directory is then unknown).
 //
 // Paths are resolved as the kernel would (Resolve: symlinks followed
 // component by component before the next ".."), except below /proc and /dev,

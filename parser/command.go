@@ -247,8 +247,13 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 		var done bool
 		var err error
 		argv, done, err = r.applyFeed(fd, argv, st, sc, in, idx, cwd)
-		if err != nil || done {
+		if err != nil || done || len(argv) == 0 {
 			r.facts.Commands[idx] = Command{Name: wrappers[len(wrappers)-1], Argv: []string{wrappers[len(wrappers)-1]}, Wrappers: wrappers[:len(wrappers)-1], Depth: sc.depth, Context: sc.ctx, Cwd: cwd, Env: env, Stdin: in.kind, StdinFrom: in.from, stdinIdx: in.fromIdx, Flags: map[string]bool{}}
+			if err == nil && !done {
+				// every word of the command was the feed's placeholder
+				// (xargs -I0 0 0): the program is whatever the input says
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "command_name", Text: wrappers[len(wrappers)-1], Cmd: idx})
+			}
 			return nil, err
 		}
 	}

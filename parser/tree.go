@@ -522,12 +522,14 @@ func (r *run) patchTree(idx int, st *state) {
 // stdin into the directory operand. -o writes the archive to stdout.
 func (r *run) cpio(idx int, args []field, st *state) {
 	dir := field{text: st.cwd, pattern: st.cwd}
-	extract, pass := false, false
+	extract, pass, relative := false, false, false
 	var ops []field
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		t := a.text
 		switch {
+		case t == "--no-absolute-filenames":
+			relative = true
 		case t == "--extract":
 			extract = true
 		case t == "--pass-through":
@@ -559,6 +561,11 @@ func (r *run) cpio(idx int, args []field, st *state) {
 			dir = field{text: "*", pattern: "*", dynamic: true, wild: true}
 		}
 		r.addPath(dir, st, "write", idx, "cpio")
+		if !relative {
+			// copy-in writes the names the archive holds as they are,
+			// absolute ones and ".." too, unless --no-absolute-filenames
+			r.addPath(field{text: "{member}", pattern: "*", dynamic: true, wild: true}, st, "write", idx, "cpio")
+		}
 	}
 }
 

@@ -728,6 +728,11 @@ func (r *run) extractTo(idx int, name string, args []field, st *state) {
 		dir = &cwd
 	}
 	r.addPath(*dir, st, "write", idx, name)
+	if name == "pax" {
+		// pax -r writes the names the archive holds as they are, absolute
+		// ones and ".." too (checked with Debian's pax)
+		r.addPath(field{text: "{member}", pattern: "*", dynamic: true, wild: true}, st, "write", idx, name)
+	}
 }
 
 // mkdirs records the directories command idx (mkdir) creates: its literal

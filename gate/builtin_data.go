@@ -2,9 +2,9 @@
 
 package gate
 
-const builtinDataKey = "97bb4983b742da0247eafbcd4792f2bf7ce73d551a5cd585bb7f378f47e42e83"
+const builtinDataKey = "82f21d328517fd2a372b6b77ca9a1467308c2c7f98e5a7ad69d377917307c356"
 
-const builtinDigest = "sha256:967718ec717fac11fc0edd317f95f44638358225f1b70611e95ebc80f93a1561"
+const builtinDigest = "sha256:5c5a4eaf4b4c66f80b31ed88961c70a0df2556aca56d2651436c4c9472b01633"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{
@@ -34,7 +34,7 @@ func builtinDataDoc() map[string]any {
 					"package_runners":    []any{"npx", "pnpx", "bunx", "uvx", "pip-run", "nix-shell"},
 					"perm_changers":      []any{"chmod", "chown", "chgrp", "chattr", "setfacl"},
 					"power":              []any{"shutdown", "reboot", "poweroff", "halt", "kexec", "init", "telinit", "systemctl", "loginctl"},
-					"publishers":         []any{"npm", "pnpm", "yarn", "cargo", "gem", "docker", "podman", "helm"},
+					"publishers":         []any{"npm", "pnpm", "yarn", "bun", "deno", "cargo", "gem", "poetry", "pdm", "hatch", "uv", "flit", "docker", "podman", "nerdctl", "buildah", "helm", "oras", "crane", "skopeo", "dotnet", "nuget", "anaconda", "vsce", "ovsx", "jfrog", "jf", "mvn", "mvnw", "gradle", "gradlew"},
 					"remote_copy":        []any{"scp", "rsync"},
 					"schedulers":         []any{"crontab", "at", "batch", "atrun", "anacron", "incrontab", "fcrontab"},
 					"services":           []any{"systemd-run", "update-rc.d", "chkconfig", "launchctl", "rc-update", "service"},
@@ -526,14 +526,37 @@ func builtinIndex() map[string]any {
 				"telinit":   true,
 			},
 			"publishers": map[string]any{
-				"cargo":  true,
-				"docker": true,
-				"gem":    true,
-				"helm":   true,
-				"npm":    true,
-				"pnpm":   true,
-				"podman": true,
-				"yarn":   true,
+				"anaconda": true,
+				"buildah":  true,
+				"bun":      true,
+				"cargo":    true,
+				"crane":    true,
+				"deno":     true,
+				"docker":   true,
+				"dotnet":   true,
+				"flit":     true,
+				"gem":      true,
+				"gradle":   true,
+				"gradlew":  true,
+				"hatch":    true,
+				"helm":     true,
+				"jf":       true,
+				"jfrog":    true,
+				"mvn":      true,
+				"mvnw":     true,
+				"nerdctl":  true,
+				"npm":      true,
+				"nuget":    true,
+				"oras":     true,
+				"ovsx":     true,
+				"pdm":      true,
+				"pnpm":     true,
+				"podman":   true,
+				"poetry":   true,
+				"skopeo":   true,
+				"uv":       true,
+				"vsce":     true,
+				"yarn":     true,
 			},
 			"rc_files": map[string]any{
 				".bash_login":   true,

@@ -360,7 +360,20 @@ git_clean_ignored(c) if short_flag(c, "x")
 
 git_clean_ignored(c) if short_flag(c, "X")
 
-publishing := {"npm": {"publish", "unpublish", "login", "adduser", "owner", "deprecate"}, "pnpm": {"publish"}, "yarn": {"publish", "npm"}, "cargo": {"publish", "login", "yank", "owner"}, "gem": {"push", "signin"}, "docker": {"push", "pull", "login", "search"}, "podman": {"push", "pull", "login", "search"}, "helm": {"push", "pull", "repo"}}
+publishing := {
+	"npm": {"publish", "unpublish", "login", "adduser", "owner", "deprecate"}, "pnpm": {"publish"}, "yarn": {"publish", "npm"},
+	"bun": {"publish"}, "deno": {"publish"},
+	"cargo": {"publish", "login", "yank", "owner"}, "gem": {"push", "signin"},
+	"poetry": {"publish"}, "pdm": {"publish"}, "hatch": {"publish"}, "uv": {"publish"}, "flit": {"publish"},
+	"docker": {"push", "pull", "login", "search"}, "podman": {"push", "pull", "login", "search"},
+	"nerdctl": {"push", "pull", "login"}, "buildah": {"push", "pull", "login"}, "helm": {"push", "pull", "repo"},
+	"oras": {"push", "pull", "login", "copy", "cp", "attach", "discover", "manifest", "blob", "repo", "tag"},
+	"crane": {"push", "pull", "copy", "cp", "append", "mutate", "auth", "tag", "delete", "rebase", "flatten", "export", "manifest", "digest", "ls", "catalog", "config", "blob", "index"},
+	"skopeo": {"copy", "sync", "login", "inspect", "delete", "list-tags"},
+	"dotnet": {"nuget"}, "nuget": {"push", "delete", "setapikey"},
+	"anaconda": {"upload", "login"}, "vsce": {"publish", "unpublish", "login"}, "ovsx": {"publish", "create-namespace"},
+	"jfrog": {"rt"}, "jf": {"rt"},
+}
 
 ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a registry; a person must approve network access", [c.name, subcommand(c)])} if {
 	"publishers" in input.present.groups # the names in publishing
@@ -369,6 +382,33 @@ ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a regist
 	subcommand(c) in subs
 	not only_asking(c)
 }
+
+# Build tools publish by goal or task, wherever it stands on the command
+# line (mvn clean deploy, ./gradlew build publish); publishToMavenLocal is
+# a local copy.
+ask contains {"rule": "ask.network", "message": sprintf("%s %s uploads to a repository; a person must approve network access", [c.name, a])} if {
+	"publishers" in input.present.groups
+	some c in commands
+	c.name in {"mvn", "mvnw", "gradle", "gradlew"}
+	some a in args(c)
+	publishing_goal(c.name, a)
+	not only_asking(c)
+}
+
+publishing_goal(name, a) if {
+	name in {"mvn", "mvnw"}
+	a in {"deploy", "deploy:deploy", "deploy:deploy-file", "release:perform", "release:prepare", "site-deploy", "site:deploy"}
+}
+
+publishing_goal(name, a) if {
+	name in {"gradle", "gradlew"}
+	parts := split(a, ":") # :sub:task names the task last
+	t := parts[count(parts) - 1]
+	startswith(t, "publish")
+	not startswith(t, "publishToMavenLocal")
+}
+
+publishing_goal(name, "uploadArchives") if name in {"gradle", "gradlew"}
 
 # A container engine named on the command line or in the environment
 # (docker -H/--host/--context, podman --url/--connection/--remote, nerdctl

@@ -416,3 +416,25 @@ test_git_daemon_is_a_listener if {
 	"remote.listener" in rules(simple_call(["git", "daemon", "--export-all", "--base-path=."]))
 	not "remote.listener" in rules(simple_call(["git", "daemon", "--help"]))
 }
+
+# ---- publishing to a registry (session 29) ----
+
+test_ask_network_publishers if {
+	every argv in [
+		["poetry", "publish"], ["pdm", "publish"], ["hatch", "publish"], ["uv", "publish"], ["flit", "publish"],
+		["bun", "publish"], ["deno", "publish"], ["nerdctl", "push", "x"], ["buildah", "push", "x"],
+		["oras", "push", "r/x:1", "f"], ["crane", "push", "img.tar", "r/x"], ["skopeo", "copy", "dir:x", "docker://r/x"],
+		["dotnet", "nuget", "push", "x.nupkg"], ["nuget", "push", "x.nupkg"], ["anaconda", "upload", "x"],
+		["vsce", "publish"], ["ovsx", "publish"], ["jfrog", "rt", "upload", "x", "repo/"],
+		["mvn", "clean", "deploy"], ["mvnw", "-B", "release:perform"], ["gradle", "build", "publish"],
+		["gradlew", ":lib:publishAllPublicationsToMavenCentralRepository"], ["gradlew", "uploadArchives"],
+	] {
+		"ask.network" in rules(simple_call(argv))
+	}
+	every argv in [
+		["poetry", "build"], ["uv", "sync"], ["mvn", "package"], ["gradle", "build"], ["gradlew", "publishToMavenLocal"],
+		["dotnet", "build"], ["deno", "test"], ["bun", "test"], ["crane", "version"],
+	] {
+		not "ask.network" in rules(simple_call(argv))
+	}
+}

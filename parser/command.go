@@ -3115,8 +3115,10 @@ var hyperfineValued = map[string]int{"-w": 1, "--warmup": 1, "-m": 1, "--min-run
 // files. A command with {parameter} placeholders, or run by another shell,
 // is known only when hyperfine fills it in.
 func (r *run) hyperfine(idx int, args []field, st *state, sc scope) error {
-	params := false
+	params := false // placeholders filled in at run time, not known here
 	var cmds []field
+	var scans, lists [][]field // -P NAME MIN MAX, -L NAME V1,V2
+	var step []field           // -D STEP
 	for k := 0; k < len(args); k++ {
 		t := args[k].text
 		// --opt=value, -Xvalue (or -X=value): clap takes both
@@ -3160,11 +3162,25 @@ func (r *run) hyperfine(idx int, args []field, st *state, sc scope) error {
 				r.addPath(args[k], st, "write", idx, "hyperfine")
 			}
 		case hyperfineValued[opt] > 0:
-			if opt == "-P" || opt == "--parameter-scan" || opt == "-L" || opt == "--parameter-list" {
-				params = true
+			n := hyperfineValued[opt]
+			if eq || k+n >= len(args) {
+				if opt == "-P" || opt == "--parameter-scan" || opt == "-L" || opt == "--parameter-list" || opt == "-D" || opt == "--parameter-step-size" {
+					params = true // a definition not read here
+				}
+				if !eq {
+					k += n
+				}
+				continue
 			}
-			if !eq {
-				k += hyperfineValued[opt]
+			vals := args[k+1 : k+1+n]
+			k += n
+			switch opt {
+			case "-P", "--parameter-scan":
+				scans = append(scans, vals)
+			case "-L", "--parameter-list":
+				lists = append(lists, vals)
+			case "-D", "--parameter-step-size":
+				step = append(step, vals[0])
 			}
 		case opt == "-N":
 			params = true // no shell: split by hyperfine
@@ -3173,16 +3189,92 @@ func (r *run) hyperfine(idx int, args []field, st *state, sc scope) error {
 			cmds = append(cmds, args[k])
 		}
 	}
+	values, known := hyperfineParams(scans, lists, step)
+	params = params || !known
 	for _, c := range cmds {
 		if c.dynamic || params && strings.Contains(c.text, "{") {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: c.text, Cmd: idx})
 			continue
 		}
-		if err := r.nested(c.text, st, sc, "nested-shell"); err != nil {
-			return err
+		lines, ok := fillParams(c.text, values)
+		if !ok {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: c.text, Cmd: idx})
+			continue
+		}
+		for _, line := range lines {
+			if err := r.nested(line, st, sc, "nested-shell"); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// hyperfineParams reads hyperfine's parameter definitions: each name with
+// the values that stand for all it takes. A -L list is its values; a -P
+// scan takes numbers only (no "/" or "..": a command line filled with any
+// of them has the same shape), so its two ends stand for it. false when a
+// definition is not literal or not understood.
+func hyperfineParams(scans, lists [][]field, step []field) (map[string][]string, bool) {
+	out := map[string][]string{}
+	for _, f := range append(append([]field{}, step...), flatten(scans, lists)...) {
+		if f.dynamic {
+			return nil, false
+		}
+	}
+	if len(step) > 0 {
+		if _, err := strconv.ParseFloat(step[len(step)-1].text, 64); err != nil {
+			return nil, false
+		}
+	}
+	for _, sc := range scans {
+		lo, err1 := strconv.ParseFloat(sc[1].text, 64)
+		hi, err2 := strconv.ParseFloat(sc[2].text, 64)
+		if err1 != nil || err2 != nil || lo > hi {
+			return nil, false
+		}
+		out[sc[0].text] = []string{sc[1].text, sc[2].text}
+	}
+	for _, l := range lists {
+		if strings.ContainsRune(l[1].text, '\\') {
+			return nil, false // escapes: not split here
+		}
+		out[l[0].text] = strings.Split(l[1].text, ",")
+	}
+	return out, true
+}
+
+func flatten(groups ...[][]field) []field {
+	var out []field
+	for _, g := range groups {
+		for _, fs := range g {
+			out = append(out, fs...)
+		}
+	}
+	return out
+}
+
+// fillParams is every command line text becomes with each combination of
+// the parameters' values put in for their {NAME}; false past 64 of them.
+func fillParams(text string, values map[string][]string) ([]string, bool) {
+	lines := []string{text}
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		ph := "{" + name + "}"
+		if !strings.Contains(text, ph) {
+			continue
+		}
+		var next []string
+		for _, l := range lines {
+			for _, v := range values[name] {
+				next = append(next, strings.ReplaceAll(l, ph, v))
+			}
+		}
+		if len(next) > 64 {
+			return nil, false
+		}
+		lines = next
+	}
+	return lines, true
 }
 
 // makeVars handles make's NAME=VALUE arguments and --eval: variables such

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,9 +149,18 @@ func trimMounts() {
 			drop = append(drop, p)
 		}
 	}
-	// the deepest first: a lazy unmount takes what is below along anyway
-	sort.SliceStable(drop, func(i, j int) bool { return depth(drop[i]) > depth(drop[j]) })
+	// Only the outermost of each subtree: a lazy unmount takes what is
+	// mounted below along, and each unmount waits for an RCU grace period
+	// (/sys alone holds a dozen mounts here). A mount point mounted over
+	// twice (/dev/pts) is unmounted once per mount.
+	sort.SliceStable(drop, func(i, j int) bool { return depth(drop[i]) < depth(drop[j]) })
+	var outer []string
 	for _, p := range drop {
+		if !slices.ContainsFunc(outer, func(o string) bool { return o != p && within(p, o) }) {
+			outer = append(outer, p)
+		}
+	}
+	for _, p := range outer {
 		_ = unix.Unmount(p, unix.MNT_DETACH)
 	}
 }

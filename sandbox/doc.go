@@ -21,12 +21,13 @@
 //
 // Limits: bwrap is started blocked (--block-fd); before anything inside
 // runs, the box is in its own pids and memory cgroups (v1 or v2, where the
-// host lets toolgate make them): bwrap is born in them (CLONE_INTO_CGROUP
-// on v2; on v1 from a thread that moved itself there, see bornIn), so the
-// box's pid 1 is too, and its cgroup namespace is rooted there; where that
-// fails, both are moved in) and gets rlimits (core, file size, CPU,
-// processes, and address space when there is no memory cgroup). Output is
-// read through a bounded head-and-tail Capture and a flood stops the box.
+// host lets toolgate make them) and has its rlimits (core, file size, CPU,
+// processes, and address space when there is no memory cgroup). bwrap is
+// born in the cgroups (CLONE_INTO_CGROUP on v2; on v1 from a thread that
+// moved itself there, see bornIn), so the box's pid 1 is too, and its
+// cgroup namespace is rooted there; where that fails, both are moved in.
+// Output is read through a bounded head-and-tail Capture and a flood stops
+// the box.
 // The timeout, a flood, or the end of the command kills the box's pid 1, and
 // with it every process of its pid namespace, setsid or not.
 //

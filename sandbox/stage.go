@@ -31,6 +31,10 @@ import (
 // stages a new tree under a new name, so a box made ahead on the old one
 // has another command line and is not used (warm.go). The last few trees
 // stay attached for boxes still being made on them.
+//
+// Not covered: a file system mounted below the workspace, or unmounted
+// there, after the tree was staged shows in boxes as it was then (files
+// themselves are live: the tree is the workspace, bound).
 
 // stagedKept is how many staged trees stay attached.
 const stagedKept = 3

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "82f21d328517fd2a372b6b77ca9a1467308c2c7f98e5a7ad69d377917307c356"
 
-const builtinDigest = "sha256:5c5a4eaf4b4c66f80b31ed88961c70a0df2556aca56d2651436c4c9472b01633"
+const builtinDigest = "sha256:d075c637163a42d0c2042e807a12540fe331db438f39ab80a9c3aab1db4171f3"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

@@ -4313,7 +4313,7 @@ func (r *run) linksBelow(idx int, name string, st *state, cwdToo bool) {
 			uses = append(uses, use{st.cwd, "read"})
 		}
 	}
-	budget := 50000
+	budget := linkWalkBudget
 	for _, u := range uses {
 		if !r.linksUnder(u.dir, u.access, idx, name, st, &budget, nil) {
 			return
@@ -4375,10 +4375,15 @@ func (r *run) linksUnder(dir, access string, idx int, name string, st *state, bu
 	if *budget < 0 {
 		// more than is worth reading: whatever lies below is unknown
 		r.addPath(field{text: dir + "/*", pattern: dir + "/*", dynamic: true, glob: true, wild: true}, st, access, idx, name)
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "walk_budget", Text: dir, Cmd: idx})
 		return false
 	}
 	return true
 }
+
+// linkWalkBudget bounds the entries read below a directory whose links a
+// command follows (linksBelow, entryLinks); tests lower it.
+var linkWalkBudget = 50000
 
 // entryLinks: a command given entries a lister printed (find . -exec cat
 // {} +, find . | xargs cat, while read f; … "$f", $(find .)) gets any
@@ -4388,7 +4393,7 @@ func (r *run) linksUnder(dir, access string, idx int, name string, st *state, bu
 // lister prints no links (find -type f). Commands acting on the link
 // itself (rm, mv, git) are left out by the caller.
 func (r *run) entryLinks(idx int, name string, st *state) {
-	budget := 50000
+	budget := linkWalkBudget
 	n := len(r.facts.Paths)
 	for i := 0; i < n; i++ {
 		p := r.facts.Paths[i]

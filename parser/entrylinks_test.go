@@ -188,3 +188,35 @@ func TestAnalysisReadsNoFIFO(t *testing.T) {
 		t.Fatal("the analysis blocked on a FIFO")
 	}
 }
+
+// TestLinkWalkBudget: past the budget of entries below a directory whose
+// links a command follows, what lies below is unknown, and the facts say
+// which directory was too large (workspace.walk_budget).
+func TestLinkWalkBudget(t *testing.T) {
+	ws, home := world(t)
+	saved := linkWalkBudget
+	linkWalkBudget = 5
+	defer func() { linkWalkBudget = saved }()
+	big := filepath.Join(ws, "big")
+	if err := os.Mkdir(big, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := os.WriteFile(filepath.Join(big, "f"+strings.Repeat("x", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := New(Config{SensitivePaths: []string{"~/.ssh"}})
+	for src, want := range map[string]bool{"grep -R k big": true, "grep -r k big": false, "grep -R k src": false} {
+		f := a.Analyze(src, Options{Workspace: ws, Home: home})
+		got := false
+		for _, d := range f.Dynamic {
+			if d.Kind == "walk_budget" && d.Text == big {
+				got = true
+			}
+		}
+		if got != want {
+			t.Errorf("%s: walk_budget %v, want %v (%+v)", src, got, want, f.Dynamic)
+		}
+	}
+}

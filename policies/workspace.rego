@@ -80,6 +80,22 @@ deny contains {"rule": "workspace.unknown_path", "message": sprintf("%s uses the
 	"unknown" in input.present.zones
 	some p in paths
 	p.zone == "unknown"
+	not walked_too_far(p)
+}
+
+# walked_too_far: p is what lies below a directory too large to walk
+# (workspace.walk_budget says so).
+walked_too_far(p) if {
+	"walk_budget" in input.present.dynamic
+	some d in object.get(input, "dynamic", [])
+	d.kind == "walk_budget"
+	p.raw == concat("/", [d.text, "*"])
+}
+
+deny contains {"rule": "workspace.walk_budget", "message": sprintf("%s follows the links below %s, which holds more entries than are worth checking for a link out of the workspace; name the directories it needs, or do not follow links (grep -r rather than -R, rg and find without -L, tar without -h)", [script_runner(d), d.text])} if {
+	"walk_budget" in input.present.dynamic
+	some d in object.get(input, "dynamic", [])
+	d.kind == "walk_budget"
 }
 
 deny contains {"rule": "workspace.source_outside", "message": sprintf("sourcing %s runs a script from outside the workspace; copy what you need into the workspace", [p.raw])} if {

@@ -130,9 +130,11 @@ func (ns *mountNS) do(f func()) bool {
 // bubblewrap copies the whole table into each box's namespace and reads it
 // after each bind it makes. No box shows /sys (a dozen cgroup hierarchies
 // and the like; the cgroup files a start writes are opened elsewhere,
-// see cgroupFiles), nor the host's mounts below /dev and /proc (a box has
-// its own /dev and /proc; /dev and /proc themselves stay, for /dev/null
-// and for what bubblewrap reads), nor what is mounted in /run/toolgate.
+// see cgroupFiles), nor the host's mounts below /proc, nor its pty and
+// message-queue instances (a box has its own /dev and /proc; /dev and
+// /proc themselves stay, for /dev/null and for what bubblewrap reads),
+// nor what is mounted in /run/toolgate. The rest of /dev stays: a
+// workspace may lie in /dev/shm.
 func trimMounts() {
 	b, err := os.ReadFile("/proc/thread-self/mountinfo")
 	if err != nil {
@@ -145,7 +147,7 @@ func trimMounts() {
 			continue
 		}
 		p := unescapeMountPath(f[4])
-		if within(p, "/sys") || (within(p, "/dev") && p != "/dev") || (within(p, "/proc") && p != "/proc") || within(p, "/run/toolgate") {
+		if within(p, "/sys") || within(p, "/dev/pts") || within(p, "/dev/mqueue") || (within(p, "/proc") && p != "/proc") || within(p, "/run/toolgate") {
 			drop = append(drop, p)
 		}
 	}

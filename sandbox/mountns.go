@@ -31,6 +31,12 @@ import (
 //
 // Everything that touches a path below a view's staging directory runs on
 // that thread (mountNS.do); other threads see the directory empty.
+//
+// Not covered: a file system the host mounts after the namespace was made
+// reaches it only where the host's mount is shared (systemd makes / so);
+// on a host whose mounts are private, a workspace on such a mount is not
+// found by bwrap (the box fails to start, with bwrap's reason) until
+// toolgate starts again.
 
 // mountNS is the thread.
 type mountNS struct {

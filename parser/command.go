@@ -1858,17 +1858,35 @@ func (r *run) cd(idx int, name string, args []field, st, local *state) error {
 		st.cwd, st.cwdReal = "", false
 		return nil
 	}
-	if (!p.Exists || !r.realDir(p.Real)) && !r.madeDirs[p.Real] && !r.scriptWrote(p.Real) {
+	if (!p.Exists || !r.realDir(p.Real)) && !r.madeDirs[p.Real] && !r.scriptWrote(p.Real) || r.removedBefore(p.Real) {
 		// No such directory now, and no earlier command of the script
-		// makes it that the analysis knows of (an archive unpacked may):
-		// the cd may fail, and bash then goes on in the directory it was
-		// in (cd /nowhere; rm -rf .git removes the workspace's). What
-		// follows is judged in both, unless a && stops it on failure.
+		// makes it that the analysis knows of (an archive unpacked may),
+		// or an earlier command removes it: the cd may fail, and bash
+		// then goes on in the directory it was in (cd /nowhere; rm -rf
+		// .git removes the workspace's). What follows is judged in both,
+		// unless a && stops it on failure.
 		before.dirs = st.dirs
 		st.failed = before
 	}
 	st.cwd, st.cwdReal = p.Real, realDir(p)
 	return nil
+}
+
+// removedBefore says whether, after the script's commands so far, dir is
+// gone: an earlier command deletes or moves away it or a directory above
+// it, and no mkdir after that makes it again.
+func (r *run) removedBefore(dir string) bool {
+	gone := false
+	for _, q := range r.facts.Paths {
+		switch {
+		case q.Glob || q.Dynamic:
+		case q.Access == "delete" && under(dir, q.Real):
+			gone = true
+		case q.Access == "write" && q.Command == "mkdir" && q.Real == dir:
+			gone = false
+		}
+	}
+	return gone
 }
 
 // find: start paths are read; -delete deletes them; -exec runs a command on

@@ -142,17 +142,12 @@ func (ns *mountNS) do(f func()) bool {
 // nor what is mounted in /run/toolgate. The rest of /dev stays: a
 // workspace may lie in /dev/shm.
 func trimMounts() {
-	b, err := os.ReadFile("/proc/thread-self/mountinfo")
+	points, err := mountPointsOf("/proc/thread-self/mountinfo")
 	if err != nil {
 		return
 	}
 	var drop []string
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 5 {
-			continue
-		}
-		p := unescapeMountPath(f[4])
+	for _, p := range points {
 		if within(p, "/sys") || within(p, "/dev/pts") || within(p, "/dev/mqueue") || (within(p, "/proc") && p != "/proc") || within(p, "/run/toolgate") {
 			drop = append(drop, p)
 		}
@@ -192,11 +187,29 @@ func unescapeMountPath(p string) string {
 	return b.String()
 }
 
-// mountinfo is the namespace's mount table (the host's for nil).
-func (ns *mountNS) mountinfo() ([]byte, error) {
+// mountPoints lists the mount points of the namespace's mount table (the
+// caller's thread's for nil), in its order, a point mounted over twice
+// twice.
+func (ns *mountNS) mountPoints() ([]string, error) {
 	if ns == nil {
 		// the caller's thread: never the namespace's
-		return os.ReadFile("/proc/thread-self/mountinfo")
+		return mountPointsOf("/proc/thread-self/mountinfo")
 	}
-	return os.ReadFile("/proc/self/task/" + strconv.Itoa(ns.tid) + "/mountinfo")
+	return mountPointsOf("/proc/self/task/" + strconv.Itoa(ns.tid) + "/mountinfo")
+}
+
+// mountPointsOf reads the mount points of a mountinfo file (the fifth
+// field of each line, octal escapes undone).
+func mountPointsOf(file string) ([]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 4 {
+			out = append(out, unescapeMountPath(f[4]))
+		}
+	}
+	return out, nil
 }

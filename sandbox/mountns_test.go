@@ -16,17 +16,11 @@ import (
 // mountPoints lists the mount points of a mount table.
 func mountPoints(t *testing.T, ns *mountNS) []string {
 	t.Helper()
-	b, err := ns.mountinfo()
+	points, err := ns.mountPoints()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) > 4 {
-			out = append(out, f[4])
-		}
-	}
-	return out
+	return points
 }
 
 // A mount made on the namespace's thread is not the host's, and the

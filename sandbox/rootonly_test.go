@@ -178,8 +178,11 @@ func TestViewsAreRemoved(t *testing.T) {
 	ns, _ := ownMountNS()
 	mounted := func(dir string) bool {
 		for _, n := range []*mountNS{nil, ns} {
-			b, _ := n.mountinfo()
-			if strings.Contains(string(b), " "+dir+" ") || strings.Contains(string(b), " "+dir+"/") {
+			points, err := n.mountPoints()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(points, func(p string) bool { return within(p, dir) }) {
 				return true
 			}
 		}
@@ -365,12 +368,14 @@ func TestViewKeepsTheMasks(t *testing.T) {
 	}
 	// Masked once on the view's copy, not on each box's command line.
 	onView := map[string]bool{}
-	if b, err := s.hostFS.view.ns.mountinfo(); err == nil {
-		cp := s.hostFS.view.path(dir)
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) > 4 && strings.HasPrefix(f[4], cp+"/") {
-				onView[dir+strings.TrimPrefix(f[4], cp)] = true
-			}
+	points, err := s.hostFS.view.ns.mountPoints()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := s.hostFS.view.path(dir)
+	for _, p := range points {
+		if strings.HasPrefix(p, cp+"/") {
+			onView[dir+strings.TrimPrefix(p, cp)] = true
 		}
 	}
 	on := mounted()

@@ -3235,17 +3235,20 @@ func (r *run) hyperfine(idx int, args []field, st *state, sc scope) error {
 // definition is not literal or not understood.
 func hyperfineParams(scans, lists [][]field, step []field) (map[string][]string, bool) {
 	out := map[string][]string{}
-	for _, f := range append(append([]field{}, step...), flatten(scans, lists)...) {
+	for _, f := range append(append([]field{}, step...), allFields(scans, lists)...) {
 		if f.dynamic {
 			return nil, false
 		}
 	}
-	if len(step) > 0 {
-		if _, err := strconv.ParseFloat(step[len(step)-1].text, 64); err != nil {
-			return nil, false
-		}
+	if len(step) > 0 && !plainNumber(step[len(step)-1].text) {
+		return nil, false
 	}
 	for _, sc := range scans {
+		// plain decimals only: what hyperfine fills in between is then of
+		// the same characters
+		if !plainNumber(sc[1].text) || !plainNumber(sc[2].text) {
+			return nil, false
+		}
 		lo, err1 := strconv.ParseFloat(sc[1].text, 64)
 		hi, err2 := strconv.ParseFloat(sc[2].text, 64)
 		if err1 != nil || err2 != nil || lo > hi {
@@ -3262,7 +3265,15 @@ func hyperfineParams(scans, lists [][]field, step []field) (map[string][]string,
 	return out, true
 }
 
-func flatten(groups ...[][]field) []field {
+// plainNumber says whether s is a decimal number: digits, a sign in front,
+// a point (no exponent, no Inf or NaN, no hex).
+func plainNumber(s string) bool {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	whole, frac, dot := strings.Cut(s, ".")
+	return whole != "" && isDigits(whole) && (!dot || frac != "" && isDigits(frac))
+}
+
+func allFields(groups ...[][]field) []field {
 	var out []field
 	for _, g := range groups {
 		for _, fs := range g {

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,8 +54,11 @@ func TestOwnMountNamespace(t *testing.T) {
 	if has(host, dir) {
 		t.Error("the mount is in the host's namespace")
 	}
-	// The host may rename and remove what is mounted over there.
-	if err := os.Mkdir(filepath.Join(dir, "x"), 0o755); err != nil {
+	// The host may rename what is mounted over there: the mount makes the
+	// path busy in its own namespace only.
+	if err := os.Rename(dir, dir+".moved"); err != nil {
+		t.Errorf("the host cannot rename a directory mounted over in toolgate's namespace: %v", err)
+	} else if err := os.Rename(dir+".moved", dir); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range own {

@@ -32,6 +32,11 @@ import (
 //     removed from inside), and each destination's parents must be such
 //     destinations too, up to the workspace (a parent that is not could be
 //     renamed with the mount inside it). A box that fails this is dropped.
+//     A run's staged workspace (stage.go) carries its guards inside the one
+//     workspace mount; there the same holds through the staged tree's key:
+//     the command line names the tree, and a guard path that is another
+//     file when the box is released (moved, replaced) stages a new tree,
+//     so the box's command line is no longer the one Run builds.
 //     toolgate's own changes to the workspace (a file tool's write, the git
 //     and agent-config checks putting things back) drop every box made
 //     ahead: the front end calls DiscardPrestarted, runBox does itself.

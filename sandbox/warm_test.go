@@ -203,3 +203,64 @@ func TestOptionsReader(t *testing.T) {
 		t.Errorf("no command: %q", got)
 	}
 }
+
+// On a run's staged workspace a box made ahead carries the guards of the
+// tree it was made on: once a guarded path is another file (its directory
+// renamed and the file made again, a guard added), the box is not used,
+// and the command meets the guards as they are now.
+func TestWarmBoxOnStagedWorkspace(t *testing.T) {
+	w := newWorld(t)
+	state := filepath.Join(w.ws, "state")
+	if err := os.Mkdir(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logf := filepath.Join(state, "audit.jsonl")
+	if err := os.WriteFile(logf, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := box(t, w, func(c *Config) { c.Sequential = true; c.ReadOnly = []string{logf} })
+	if res := run(t, s, "true"); res.ExitCode != 0 {
+		t.Fatalf("first box: %+v", res)
+	}
+	if s.stage.key == "" {
+		t.Skip("the workspace is not staged here")
+	}
+	cases := []struct {
+		name, cmd string
+		change    func()
+		guarded   string
+	}{
+		{"guard's directory renamed, file made again", "echo planted >> state/audit.jsonl; true", func() {
+			if err := os.Rename(state, state+"-moved"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(state, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(logf, []byte("new\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, logf},
+		{"guard added", "echo planted > .git/info/x; true", func() {
+			if err := os.Mkdir(filepath.Join(w.ws, ".git", "info"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, filepath.Join(w.ws, ".git", "info", "x")},
+	}
+	for _, c := range cases {
+		req := Request{Command: c.cmd}
+		if s.Prestart(req) == 0 {
+			t.Fatalf("%s: no box made ahead", c.name)
+		}
+		c.change()
+		if _, err := s.Run(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		if warmCount(s) != 0 {
+			t.Fatalf("%s: the stale box was kept", c.name)
+		}
+		if b, _ := os.ReadFile(c.guarded); regexp.MustCompile("planted").Match(b) {
+			t.Errorf("%s: %s was written: %q", c.name, c.guarded, b)
+		}
+	}
+}

@@ -42,8 +42,8 @@ func depth(p string) int {
 // mount costs start-up time, so there are no more than needed.
 //
 // root is the view's root to bind as the box's / (makeRoot), or "" for a
-// bind per system directory and --dev; secrets are secretMounts'.
-func (s *Sandbox) fixedMounts(root string, secrets []mount) []string {
+// bind per system directory and --dev; hidden are the masks findSecrets made.
+func (s *Sandbox) fixedMounts(root string, hidden []mount) []string {
 	var ms []mount
 	if root != "" {
 		// The view's root holds what follows for the directories it shows,
@@ -98,7 +98,7 @@ func (s *Sandbox) fixedMounts(root string, secrets []mount) []string {
 		// Without a memory cgroup nothing else bounds what /dev/shm holds.
 		ms = append(ms, mount{"/dev/shm", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/dev/shm"}})
 	}
-	return parentsFirst(append(ms, secrets...))
+	return parentsFirst(append(ms, hidden...))
 }
 
 // parentsFirst is the arguments of mounts ordered by the depth of their
@@ -112,21 +112,30 @@ func parentsFirst(ms []mount) []string {
 	return out
 }
 
-// secretMounts are the masks: files in /proc that show host-wide or
-// uid-wide secrets, and the policy's secret paths under the system
-// directories (s.maskedPaths) but those whose mode keeps the box out
-// (s.keptOut). Made once, for every command line fixedMounts makes.
-func (s *Sandbox) secretMounts() []mount {
-	var ms []mount
+// secrets is what findSecrets found: the masks (mounts), the policy's
+// secret paths under the system directories (masked) and those of them left
+// without a mount because their mode keeps the box out (kept).
+type secrets struct {
+	mounts []mount
+	masked []string
+	kept   []keptOut
+}
+
+// findSecrets finds the masks: files in /proc that show host-wide or
+// uid-wide secrets, and masked (what masks found: the policy's secret paths
+// under the system directories) but those whose mode keeps the box out.
+// Made once, for every command line fixedMounts makes; with a host-root
+// box, once the view is made (boxKeptOut depends on it).
+func (s *Sandbox) findSecrets(masked []string) secrets {
+	var sec secrets
 	// Keys of the uid, kernel memory, timers of every process.
 	for _, p := range []string{"/proc/keys", "/proc/key-users", "/proc/kcore", "/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats", "/proc/sysrq-trigger"} {
 		if _, err := os.Stat(p); err == nil {
-			ms = append(ms, mount{p, []string{"--ro-bind", "/dev/null", p}})
+			sec.mounts = append(sec.mounts, mount{p, []string{"--ro-bind", "/dev/null", p}})
 		}
 	}
-	masks := s.masks()
-	s.maskedPaths = masks
-	for _, p := range masks {
+	sec.masked = masked
+	for _, p := range masked {
 		fi, err := os.Lstat(p)
 		if err != nil || fi.Mode()&os.ModeSymlink != 0 {
 			// A symlink is not masked itself: its target either lies in a
@@ -138,12 +147,12 @@ func (s *Sandbox) secretMounts() []mount {
 			// or execute for whom the box is): a mask would only cost
 			// every box's start a mount. args masks it again once its
 			// inode or metadata change.
-			s.keptOut = append(s.keptOut, st)
+			sec.kept = append(sec.kept, st)
 			continue
 		}
-		ms = append(ms, mount{p, maskArgs(p, fi.IsDir())})
+		sec.mounts = append(sec.mounts, mount{p, maskArgs(p, fi.IsDir())})
 	}
-	return ms
+	return sec
 }
 
 // rootOnlyTrees are walked for files only root may read when the box's
@@ -514,12 +523,13 @@ func outermost(paths []string) []string {
 
 // masks expands the configured secret paths that lie inside a visible
 // system directory; elsewhere they are hidden already. For a box that is
-// host root, root-only files of the system directories are added.
-func (s *Sandbox) masks() []string {
+// host root, the root-only files of the system directories (rootOnly) are
+// added.
+func (s *Sandbox) masks(rootOnly []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	if s.hostRoot {
-		for _, p := range s.hostFS.rootOnly {
+		for _, p := range rootOnly {
 			if !within(p, s.ws) {
 				seen[p] = true
 				out = append(out, p)

@@ -391,9 +391,22 @@ func New(cfg Config) (*Sandbox, error) {
 		s.fixedDone = make(chan struct{})
 		go func() {
 			defer close(s.fixedDone)
+			// The policy's secret paths are looked up while the view is
+			// made (they were half a millisecond of a one-call run's
+			// start); a host-root box without a view needs the walk's
+			// root-only files among them, and they are looked up again
+			// with those.
+			early := make(chan []string, 1)
+			go func() { early <- s.masks(nil) }()
 			if s.hostRoot {
 				s.hostFS = hostRootFSFor(ws, s.bash)
 			}
+			masked := <-early
+			if len(s.hostFS.rootOnly) > 0 {
+				masked = s.masks(s.hostFS.rootOnly)
+			}
+			sec := s.findSecrets(masked)
+			s.maskedPaths, s.keptOut = sec.masked, sec.kept
 			root := ""
 			if s.cfg.Sequential {
 				// Its pty instance is shared: boxes running side by side
@@ -401,14 +414,14 @@ func New(cfg Config) (*Sandbox, error) {
 				root = s.hostFS.view.rootDir()
 			}
 			// Masks the view can hold are mounted on it, once.
-			var secrets []mount
-			secrets, s.onView = s.hostFS.view.mask(s.secretMounts())
-			s.fixed = s.fixedMounts(root, secrets)
+			var onBox []mount
+			onBox, s.onView = s.hostFS.view.mask(sec.mounts)
+			s.fixed = s.fixedMounts(root, onBox)
 			if root != "" && s.hostFS.view.seal(s.ws, s.home) {
 				// Read-only already: no box remounts it, but a box with
 				// the network needs a mount point the root does not have.
 				s.sealed = true
-				s.fixedOpen = s.fixedMounts("", secrets)
+				s.fixedOpen = s.fixedMounts("", onBox)
 			}
 		}()
 	}

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "82f21d328517fd2a372b6b77ca9a1467308c2c7f98e5a7ad69d377917307c356"
 
-const builtinDigest = "sha256:d075c637163a42d0c2042e807a12540fe331db438f39ab80a9c3aab1db4171f3"
+const builtinDigest = "sha256:9d91f22204260001561fea4f213e6ca14d91400a6b54b322078388b5f70fa9d2"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

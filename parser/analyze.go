@@ -1235,12 +1235,14 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 	name := as.Name.Value
 	val, dyn := "", false
 	if as.Index != nil {
-		// a[$(cmd)]=x runs cmd; the element's value is not tracked
+		// a[$(cmd)]=x runs cmd; the element's value is not tracked, so
+		// ${a[0]} could be any path
 		if err := r.substNode(as.Index, st, sc); err != nil {
 			return err
 		}
 		r.arithAssigns(as.Index, st)
 		dyn = true
+		r.markOpen(name)
 	}
 	wildValue := false
 	if as.Value != nil {
@@ -1275,11 +1277,11 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 				if err := r.substs(el.Value, st, sc); err != nil {
 					return err
 				}
-				if r.leadOpen(el.Value, st) {
-					r.markOpen(name) // a=($(cmd)): ${a[0]} could be any path
-				}
 			}
 		}
+		// The elements' values are not tracked: a=(~/.ssh/id_rsa) makes
+		// ${a[0]} a secret, a=($(cmd)) any path.
+		r.markOpen(name)
 		dyn = true
 		val = "(…)"
 	}
@@ -1868,7 +1870,9 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			}
 			return substKind(x) == "opaque"
 		case *syntax.ParamExp:
-			if x.Param == nil {
+			if x.Param == nil || x.Excl || unfaithful(x) || bashKept[x.Param.Value] {
+				// ${!x}, ${x/%X/$HOME}, $BASH_REMATCH: what comes out is
+				// not worked out here, and may be any path
 				return true
 			}
 			name := x.Param.Value
@@ -1888,6 +1892,11 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			if name == "@" || name == "*" || isDigits(name) {
 				return r.openVars[name]
 			}
+			if !e.Get(name).IsSet() && x.Index != nil && !x.Length {
+				// ${a[0]} of an array filled where the value is not
+				// followed (printf -v 'a[0]', read 'a[1]', declare 'a[0]=…')
+				return true
+			}
 			if !e.Get(name).IsSet() {
 				plain := x.Exp == nil || x.Exp.Op == syntax.DefaultUnset || x.Exp.Op == syntax.DefaultUnsetOrNull
 				if e.environ != nil && name != "OLDPWD" && !st.noEnv {
@@ -1904,6 +1913,69 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			return false
 		default:
 			return false
+		}
+	}
+	return false
+}
+
+// bashKept are the variables bash sets itself from what a script did, whose
+// values this analysis does not follow: the match of [[ =~ ]], the
+// directory stack, mapfile's default array, the hash and alias tables.
+var bashKept = map[string]bool{"BASH_REMATCH": true, "DIRSTACK": true, "MAPFILE": true, "BASH_CMDS": true,
+	"BASH_ALIASES": true, "BASH_ARGV": true, "BASH_SOURCE": true, "COPROC": true, "READLINE_LINE": true}
+
+// unfaithful says whether the expansion here computes pe other than bash
+// does, so that its value must count as unknown: a replacement anchored at
+// the start or the end (${x/#p/r}, ${x/%p/r}: taken here as a literal # or
+// %), one whose replacement holds & (bash 5.2 puts the match there) or a
+// backslash (kept here), and any pattern with extglob operators or a
+// backslash (${x##+(X)}: matched with shopt -s extglob, not here).
+func unfaithful(pe *syntax.ParamExp) bool {
+	// odd: w holds what is taken otherwise here; in a pattern, also a
+	// parameter (bash matches its value as a pattern)
+	odd := func(w *syntax.Word, pattern bool) bool {
+		if w == nil {
+			return false
+		}
+		for _, p := range w.Parts {
+			switch x := p.(type) {
+			case *syntax.ExtGlob:
+				return true
+			case *syntax.Lit:
+				if strings.ContainsAny(x.Value, `\&`) || extglobOp(x.Value) {
+					return true
+				}
+			case *syntax.ParamExp:
+				if pattern {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if pe.Repl != nil {
+		if len(pe.Repl.Orig.Parts) > 0 {
+			if l, ok := pe.Repl.Orig.Parts[0].(*syntax.Lit); ok && (strings.HasPrefix(l.Value, "#") || strings.HasPrefix(l.Value, "%")) {
+				return true
+			}
+		}
+		return odd(pe.Repl.Orig, true) || odd(pe.Repl.With, false)
+	}
+	if pe.Exp != nil {
+		switch pe.Exp.Op {
+		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix,
+			syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
+			return odd(pe.Exp.Word, true)
+		}
+	}
+	return false
+}
+
+// extglobOp says whether s holds an extglob operator: ?( *( +( @( !(.
+func extglobOp(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] == '(' && strings.IndexByte("?*+@!", s[i-1]) >= 0 {
+			return true
 		}
 	}
 	return false
@@ -2477,7 +2549,7 @@ func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc,
 			unknown, wild = true, true
 			return false
 		case *syntax.ParamExp:
-			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil {
+			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil || unfaithful(x) {
 				unknown = true
 			}
 			if x.Param != nil && st.wild[x.Param.Value] {
@@ -2560,6 +2632,9 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 		case *syntax.ParamExp, *syntax.CmdSubst:
 			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() && (!r.opts.EnvKnown || st.noEnv) {
 				break // ${X:-default}: X may come from the environment
+			}
+			if pe, ok := x.(*syntax.ParamExp); ok && (pe.Excl || unfaithful(pe) || pe.Param != nil && (bashKept[pe.Param.Value] || pe.Index != nil && (r.openVars[pe.Param.Value] || !cfg.Env.Get(pe.Param.Value).IsSet()))) {
+				break // worked out otherwise here than by bash (see partsOpen)
 			}
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {
 				tb.WriteString(s)

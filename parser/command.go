@@ -4253,9 +4253,12 @@ func (r *run) localNodeBin(name string, args []field, st *state) []field {
 }
 
 // valueField is the part of an argument after its key (of=, --file=),
-// keeping what is known about the argument's dynamic parts.
+// keeping what is known about the argument's dynamic parts. A value that
+// starts with one (of=$(cat f), of="${a[@]}") could be any absolute path.
 func valueField(a field, key, v string) field {
-	return field{text: v, pattern: strings.TrimPrefix(a.pattern, key), dynamic: a.dynamic, subst: a.subst, wild: a.wild, glob: a.glob}
+	pattern := strings.TrimPrefix(a.pattern, key)
+	return field{text: v, pattern: pattern, dynamic: a.dynamic, subst: a.subst, wild: a.wild, glob: a.glob,
+		leadOpen: a.dynamic && !a.proc && strings.HasPrefix(pattern, "*")}
 }
 
 // followsLinksDown says whether a command walks the directories it is given

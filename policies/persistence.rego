@@ -174,6 +174,19 @@ git_config_change(c) if {
 	code_key(x)
 }
 
+# git config "$k" VALUE, git config set "${x/%X/core.fsmonitor}" …: which
+# key is set is known only when it runs
+git_config_change(c) if {
+	ga := git_config_args(c)
+	not git_config_read(ga)
+	ops := [x | some i, x in ga; not startswith(x, "-"); not git_config_option_value(ga, i)]
+	regex.match("[$`]", git_config_key(ops))
+}
+
+git_config_key(ops) := ops[1] if ops[0] in {"set", "unset", "rename-section", "remove-section"}
+
+else := ops[0]
+
 # git config --edit / git config edit opens a config file in an editor:
 # anything may be written into it
 git_config_change(c) if {

@@ -219,6 +219,20 @@ test_persist_git_config_code_setting if {
 	"persist.git_config" in rules(doc)
 	verdict(doc) == "deny"
 }
+test_persist_git_config_dynamic_key if {
+	every argv in [
+		["config", "$k", "id"],
+		["config", "${x/%X/core.fsmonitor}", "id"],
+		["config", "set", "$(cat key)", "id"],
+		["config", "--local", "${x[@]}", "id"],
+	] {
+		"persist.git_config" in rules(exec_call(concat(" ", array.concat(["git"], argv)), [git(argv)], []))
+	}
+	# the value alone known at run time, or a key read
+	not "persist.git_config" in rules(exec_call("git config user.email $EMAIL", [git(["config", "user.email", "$EMAIL"])], []))
+	not "persist.git_config" in rules(exec_call("git config --get $k", [git(["config", "--get", "$k"])], []))
+}
+
 
 test_persist_git_config_global_and_system if {
 	"persist.git_config" in rules(exec_call("git config --global user.name Bot", [git(["config", "--global", "user.name", "Bot"])], []))

@@ -34,6 +34,42 @@ install_modes(c) := {m |
 	m := a[i + 1]
 } | {trim_prefix(x, "--mode=") | some x in args(c); startswith(x, "--mode=")} | {substring(x, 2, -1) | some x in args(c); startswith(x, "-m"); count(x) > 2}
 
+# chmod "$m" f, chmod "${x[@]}" f: the mode is known only when it runs
+deny contains {"rule": "priv.setuid", "message": sprintf("chmod %s sets a mode known only when it runs, which may carry setuid/setgid bits; write the mode literally", [m])} if {
+	"chmod" in input.present.names
+	some c in commands
+	c.name == "chmod"
+	ops := [x | some x in args(c); not startswith(x, "-")]
+	m := ops[0]
+	regex.match("[$`]", m)
+}
+
+# rsync --chmod=u+s, --chmod=Fg+s,Du=rwx: rsync sets the bits on what it
+# writes (with -p, -a or new files)
+deny contains {"rule": "priv.setuid", "message": sprintf("rsync --chmod %s sets setuid/setgid bits on what it copies (or a mode known only when it runs); use ordinary modes such as u+rwx,go+rx", [v])} if {
+	"rsync" in input.present.names
+	some c in commands
+	c.name == "rsync"
+	some v in rsync_chmods(c)
+	some clause in split(v, ",")
+	rsync_setid(clause)
+}
+
+rsync_chmods(c) := {substring(x, 8, -1) | some x in args(c); startswith(x, "--chmod=")} | {a[i + 1] |
+	a := args(c)
+	some i, x in a
+	x == "--chmod"
+}
+
+rsync_setid(clause) if setuid_mode(clause)
+
+rsync_setid(clause) if {
+	substring(clause, 0, 1) in {"D", "F"}
+	setuid_mode(substring(clause, 1, -1))
+}
+
+rsync_setid(clause) if regex.match("[$`]", clause)
+
 setuid_mode(a) if regex.match(`^[ugoa]*[+=][rwxXt]*s`, a)
 
 setuid_mode(a) if regex.match(`^[=+]?[0-7]*[2-7][0-7]{3}$`, a)

@@ -57,6 +57,27 @@ test_priv_setuid_install_mode if {
 	}
 }
 
+test_priv_setuid_dynamic_chmod_mode if {
+	every argv in [["chmod", "$m", "tool"], ["chmod", "-R", "${x[@]}", "dir"], ["chmod", "$(cat mode)", "tool"]] {
+		"priv.setuid" in rules(simple_call(argv))
+	}
+	not "priv.setuid" in rules(simple_call(["chmod", "755", "$f"]))
+}
+
+test_priv_setuid_rsync_chmod if {
+	every argv in [
+		["rsync", "-p", "--chmod=u+s", "a", "b"],
+		["rsync", "-a", "--chmod=Fg+s", "src/", "out/"],
+		["rsync", "--chmod", "u+s", "a", "b"],
+		["rsync", "-a", "--chmod=Du+rwx,F4755", "src/", "out/"],
+		["rsync", "--chmod=$m", "a", "b"],
+	] {
+		"priv.setuid" in rules(simple_call(argv))
+	}
+	not "priv.setuid" in rules(simple_call(["rsync", "-a", "--chmod=Du=rwx,Fu=rw,go=r", "src/", "out/"]))
+	not "priv.setuid" in rules(simple_call(["rsync", "-a", "--chmod", "F644", "src/", "out/"]))
+}
+
 test_priv_setuid_not_for_install_with_ordinary_mode if {
 	not "priv.setuid" in rules(simple_call(["install", "-m", "0755", "build/tool", "/tmp/tool"]))
 	not "priv.setuid" in rules(simple_call(["install", "-D", "-m644", "a.conf", "/tmp/etc/a.conf"]))

@@ -1505,7 +1505,26 @@ func (r *run) evalArgs(idx int, args []field, st *state, sc scope) error {
 // shell handles sh/bash/…: -c scripts are parsed again, script files are
 // exec paths, and a script read from stdin must be literal.
 func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in stdin) error {
-	i, cmdMode, readsStdin := 0, false, false
+	i, cmdMode, readsStdin, startsInteractive := 0, false, false, false
+	// The start-up file of a non-interactive bash (BASH_ENV) or of sh (ENV)
+	// runs before its script: the command's own assignment, or the shell's
+	// variable (judged as if exported).
+	for _, v := range []string{"BASH_ENV", "ENV"} {
+		val, ok := r.facts.Commands[idx].Env[v]
+		if !ok {
+			val, ok = st.vars[v]
+		}
+		if ok && val != "" {
+			if err := r.startupFile(idx, name, v+"="+val, r.word(val), st, sc, in); err != nil {
+				return err
+			}
+		}
+	}
+	defer func() {
+		if startsInteractive {
+			r.startupHome(idx, name, st)
+		}
+	}()
 	for i < len(args) {
 		a := args[i]
 		if a.dynamic {
@@ -1518,16 +1537,16 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 		}
 		if strings.HasPrefix(t, "--") {
 			if (t == "--rcfile" || t == "--init-file") && i+1 < len(args) {
-				if f := args[i+1]; f.proc || f.dynamic && f.subst {
-					// the start-up file is what a command prints
-					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: t + " " + f.text, Cmd: idx})
-				} else {
-					r.addPath(f, st, "exec", idx, name)
+				if err := r.startupFile(idx, name, t+" "+args[i+1].text, args[i+1], st, sc, in); err != nil {
+					return err
 				}
 				i++
 			}
 			if t == "--command" {
 				cmdMode = true
+			}
+			if t == "--login" || t == "--interactive" {
+				startsInteractive = true
 			}
 			i++
 			continue
@@ -1539,6 +1558,8 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 					cmdMode = true
 				case 's':
 					readsStdin = true
+				case 'i', 'l':
+					startsInteractive = true
 				case 'o', 'O':
 					i++
 				}
@@ -1570,6 +1591,11 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 	if i < len(args) && !readsStdin && isStdinPath(args[i].text) {
 		return r.stdinScript(idx, st, sc, in, true)
 	}
+	if i < len(args) && !readsStdin && fdPath(args[i].text) {
+		// bash /dev/fd/3 3<<< '…': what another descriptor holds
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: args[i].text, Cmd: idx})
+		return nil
+	}
 	if i < len(args) && !readsStdin {
 		f := args[i]
 		if f.proc || f.dynamic {
@@ -1584,6 +1610,51 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 		return nil
 	}
 	return r.stdinScript(idx, st, sc, in, true)
+}
+
+// startupFile judges a file a shell runs before anything else (BASH_ENV,
+// ENV, --rcfile, --init-file), described by what: the standard input is
+// the script read from it; a descriptor or what a command prints is not
+// known; a file is run (an exec path), and its text is analysed when the
+// script wrote it.
+func (r *run) startupFile(idx int, name, what string, f field, st *state, sc scope, in stdin) error {
+	switch {
+	case f.proc || f.dynamic:
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: what, Cmd: idx})
+		return nil
+	case isStdinPath(f.text):
+		return r.stdinScript(idx, st, sc, in, true)
+	case fdPath(f.text):
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "procsubst_script", Text: what, Cmd: idx})
+		return nil
+	}
+	p := r.addPath(f, st, "exec", idx, name)
+	_, err := r.runsWritten(idx, p, st, sc, true)
+	return err
+}
+
+// startupHome judges the start-up files an interactive or login shell
+// reads from $HOME (.bashrc, .profile, .bash_logout …): the user's own,
+// unless the script points HOME elsewhere (HOME=$PWD bash -ic :), where
+// any file may stand in for them.
+func (r *run) startupHome(idx int, name string, st *state) {
+	home, ok := r.facts.Commands[idx].Env["HOME"]
+	if !ok {
+		home, ok = st.vars["HOME"]
+	}
+	if ok && (home != r.opts.Home || r.opts.Home == "") {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " reads its start-up files from HOME=" + home, Cmd: idx})
+	}
+}
+
+// fdPath names a descriptor other than the standard input as a file.
+func fdPath(s string) bool {
+	for _, d := range []string{"/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if n, ok := strings.CutPrefix(s, d); ok && n != "0" && n != "" && strings.Trim(n, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // guessRest treats trailing arguments of a script like those of an unknown command.

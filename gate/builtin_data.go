@@ -2,9 +2,9 @@
 
 package gate
 
-const builtinDataKey = "82f21d328517fd2a372b6b77ca9a1467308c2c7f98e5a7ad69d377917307c356"
+const builtinDataKey = "13cd975e86e570778f3a0ec4efd6787011ba39a051ebc5b96a793ca81125fb94"
 
-const builtinDigest = "sha256:9d91f22204260001561fea4f213e6ca14d91400a6b54b322078388b5f70fa9d2"
+const builtinDigest = "sha256:d472396530650747a1244bc5c04dd3158e2a254204a97e7919713c51073a8153"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{
@@ -30,7 +30,7 @@ func builtinDataDoc() map[string]any {
 					"namespaces":         []any{"nsenter", "unshare", "chroot", "setns"},
 					"net_config":         []any{"ip", "ifconfig", "route", "nmcli", "brctl", "iw", "ethtool", "tc"},
 					"netcats":            []any{"nc", "ncat", "netcat", "nc.openbsd", "nc.traditional", "pwncat"},
-					"network_clients":    []any{"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "nc", "ncat", "netcat", "socat", "irc", "mail", "sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab", "hub", "ping", "ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "twine", "GET", "HEAD", "POST", "PUT", "lwp-request", "lwp-download", "wget2", "ssh-keyscan", "nc.openbsd", "nc.traditional", "drill", "kdig", "delv", "resolvectl", "systemd-resolve", "avahi-resolve", "avahi-resolve-host-name", "nsupdate", "xdg-open", "elinks", "links2", "gnutls-cli", "ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ssh-copy-id", "cvs", "lftp", "croc", "wormhole", "iperf", "iperf3", "ab", "hey", "mosquitto_pub", "mosquitto_sub", "kcat", "kafkacat", "swaks", "msmtp", "hping3", "websocat", "wscat", "ipfs", "pastebinit", "aria2c", "axel", "grpcurl", "curlie", "mailx", "s-nail", "mail.mailutils", "heirloom-mailx"},
+					"network_clients":    []any{"ssh", "sftp", "telnet", "ftp", "tftp", "rsh", "rlogin", "mosh", "autossh", "slogin", "dbclient", "nc", "ncat", "netcat", "socat", "irc", "mail", "sendmail", "mutt", "smbclient", "rclone", "s3cmd", "aws", "gcloud", "az", "gsutil", "kubectl", "helm", "gh", "glab", "hub", "ping", "ping6", "traceroute", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "twine", "GET", "HEAD", "POST", "PUT", "lwp-request", "lwp-download", "wget2", "ssh-keyscan", "nc.openbsd", "nc.traditional", "drill", "kdig", "delv", "resolvectl", "systemd-resolve", "avahi-resolve", "avahi-resolve-host-name", "nsupdate", "xdg-open", "elinks", "links2", "gnutls-cli", "ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ssh-copy-id", "cvs", "lftp", "croc", "wormhole", "iperf", "iperf3", "ab", "hey", "mosquitto_pub", "mosquitto_sub", "kcat", "kafkacat", "swaks", "msmtp", "hping3", "websocat", "wscat", "ipfs", "pastebinit", "aria2c", "axel", "grpcurl", "curlie", "mailx", "s-nail", "mail.mailutils", "heirloom-mailx"},
 					"package_runners":    []any{"npx", "pnpx", "bunx", "uvx", "pip-run", "nix-shell"},
 					"perm_changers":      []any{"chmod", "chown", "chgrp", "chattr", "setfacl"},
 					"power":              []any{"shutdown", "reboot", "poweroff", "halt", "kexec", "init", "telinit", "systemctl", "loginctl"},
@@ -384,6 +384,7 @@ func builtinIndex() map[string]any {
 				"PUT":                     true,
 				"ab":                      true,
 				"aria2c":                  true,
+				"autossh":                 true,
 				"avahi-resolve":           true,
 				"avahi-resolve-host-name": true,
 				"aws":                     true,
@@ -392,6 +393,7 @@ func builtinIndex() map[string]any {
 				"croc":                    true,
 				"curlie":                  true,
 				"cvs":                     true,
+				"dbclient":                true,
 				"delv":                    true,
 				"dig":                     true,
 				"drill":                   true,
@@ -453,6 +455,7 @@ func builtinIndex() map[string]any {
 				"s3cmd":                   true,
 				"sendmail":                true,
 				"sftp":                    true,
+				"slogin":                  true,
 				"smbclient":               true,
 				"socat":                   true,
 				"ssh":                     true,

@@ -2425,7 +2425,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 	}
 	args = expandArgs(args, tarLongs...)
 	mode := ""
-	absolute, removes := false, false
+	absolute, removes, renames := false, false, false
 	var archive *field
 	dir := st.cwd
 	var members []field
@@ -2456,7 +2456,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 			valueField := field{text: val, pattern: val}
 			switch key {
 			case "--file", "--directory", "--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--files-from", "--exclude-from",
-				"--index-file", "--listed-incremental", "--volno-file", "--newer", "--after-date", "--newer-mtime":
+				"--index-file", "--listed-incremental", "--volno-file", "--newer", "--after-date", "--newer-mtime", "--transform", "--xform":
 				if !eq && k+1 < len(args) {
 					k++
 					val = args[k].text
@@ -2473,6 +2473,8 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				r.addPath(valueField, st, "write", idx, "tar")
 			case "--absolute-names":
 				absolute = true
+			case "--transform", "--xform":
+				renames = true
 			case "--remove-files":
 				removes = true
 			default:
@@ -2521,6 +2523,9 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				setMode(ch)
 				if ch == 'P' {
 					absolute = true
+				}
+				if ch == 's' && r.facts.Commands[idx].Name == "bsdtar" {
+					renames = true // bsdtar -s /old/new/
 				}
 				if strings.IndexByte("fCIXTbFgKNVLH", ch) >= 0 {
 					var v field
@@ -2578,6 +2583,14 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 	if mode == "extract" && absolute {
 		// -P keeps leading "/" and "..": members may land anywhere
 		r.addPath(field{text: "{member}", pattern: "*", dynamic: true, wild: true}, at, "write", idx, "tar")
+	}
+	if mode == "extract" && renames {
+		// --transform 's,^,.git/hooks/,': a member may be renamed to
+		// anything below the directory, the repository's own files
+		// included
+		for _, f := range []string{".git/config", ".git/hooks/{member}"} {
+			r.addPath(field{text: f, pattern: strings.ReplaceAll(f, "{member}", "*"), dynamic: strings.Contains(f, "{"), glob: strings.Contains(f, "{")}, at, "write", idx, "tar")
+		}
 	}
 	if mode == "extract" {
 		memberAcc = "write"
@@ -4164,6 +4177,17 @@ func (r *run) pythonModule(idx int, name, mod string, args []field, st *state) {
 // LocalCommand, KnownHostsCommand, Match exec) and scp/sftp -S PROGRAM.
 func (r *run) sshOptions(idx int, name string, args []field, st *state, sc scope) error {
 	local := map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+	// config: a configuration file (-F, -o Include) can hold ProxyCommand,
+	// LocalCommand and Match exec lines, which ssh runs here before it
+	// connects: only the user's own (~/.ssh) and none are read as data.
+	config := func(v field, how string) {
+		t := r.tilde(v.text)
+		home := r.opts.Home
+		if !v.dynamic && (t == "none" || t == "/dev/null" || home != "" && (strings.HasPrefix(t, home+"/.ssh/") || strings.HasPrefix(t, "~/.ssh/"))) {
+			return
+		}
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + how + " " + v.text + " (its ProxyCommand, LocalCommand and Match exec lines run here)", Cmd: idx})
+	}
 	option := func(v field) error {
 		key, val, ok := strings.Cut(v.text, "=")
 		if !ok {
@@ -4175,12 +4199,32 @@ func (r *run) sshOptions(idx int, name string, args []field, st *state, sc scope
 			return r.scriptArg(idx, field{text: strings.TrimSpace(val), pattern: val, dynamic: v.dynamic}, st, sc)
 		case key == "match" && strings.Contains(strings.ToLower(val), "exec"):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "ssh Match exec", Cmd: idx})
+		case key == "include":
+			config(field{text: strings.TrimSpace(val), pattern: strings.TrimSpace(val), dynamic: v.dynamic}, "-o Include")
+		case key == "userknownhostsfile" || key == "globalknownhostsfile" || key == "controlpath":
+			// ssh adds host keys to the known-hosts file, makes its
+			// control socket at ControlPath
+			for _, f := range strings.Fields(val) {
+				if f != "none" && f != "/dev/null" && !strings.Contains(f, "%") {
+					r.addPath(field{text: f, pattern: f, dynamic: v.dynamic, glob: v.dynamic}, st, "write", idx, name)
+				}
+			}
 		}
 		return nil
 	}
 	for k, a := range args {
 		t := a.text
 		switch {
+		case (t == "-F" || t == "-E") && k+1 < len(args) || (strings.HasPrefix(t, "-F") || strings.HasPrefix(t, "-E")) && len(t) > 2:
+			v := field{text: t[2:], pattern: t[2:], dynamic: a.dynamic}
+			if len(t) == 2 {
+				v = args[k+1]
+			}
+			if t[1] == 'E' {
+				r.addPath(v, st, "write", idx, name) // -E: the debug log is appended there
+			} else {
+				config(v, "-F")
+			}
 		case t == "-o" && k+1 < len(args):
 			if err := option(args[k+1]); err != nil {
 				return err

@@ -106,7 +106,12 @@ loopback_only(c) if {
 	not other_target(c)
 	not proxied(c)
 	not dns_lookup_tools[c.name]
+	not login_clients[c.name]
 }
+
+# A login on this machine (ssh localhost 'rm -rf ~') runs its command
+# outside the sandbox, as the user, and is not analysed.
+login_clients := {"ssh", "autossh", "mosh", "slogin", "dbclient", "rsh", "rlogin", "rexec"}
 
 # A DNS server on this machine (127.0.0.53, a dnsmasq on 127.0.0.1) asks
 # the name's own servers in turn: a lookup through it carries the name
@@ -346,6 +351,24 @@ ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s rem
 	some p in paths
 	p.access == "delete"
 	p.real == concat("/", [input.workspace, ".git"])
+}
+
+# the repository's objects, refs and index, deleted piece by piece (rm -rf
+# .git/objects, rm .git/HEAD, shred -u .git/index); a stale lock file
+# (.git/index.lock) is not history
+ask contains {"rule": "ask.git_destructive", "message": sprintf("deleting %s destroys part of the repository's history or state; a person must approve", [p.raw])} if {
+	"delete" in input.present.access
+	some p in paths
+	p.access == "delete"
+	git_state(p.real)
+}
+
+git_state(f) if {
+	rest := trim_prefix(f, concat("/", [input.workspace, ".git/"]))
+	rest != f
+	parts := split(rest, "/")
+	parts[0] in {"objects", "refs", "HEAD", "packed-refs", "index", "logs", "shallow", "worktrees", "modules", "ORIG_HEAD", "FETCH_HEAD"}
+	not endswith(f, ".lock")
 }
 
 ask contains {"rule": "ask.git_destructive", "message": "git clean -x also deletes ignored files (builds, local config, .env); a person must approve"} if {

@@ -189,6 +189,20 @@ test_ask_git_destructive_rm_dot_git if {
 	verdict(doc) == "ask"
 }
 
+test_ask_git_destructive_piece_by_piece if {
+	every rel in [".git/objects", ".git/refs/heads/main", ".git/HEAD", ".git/index", ".git/packed-refs", ".git/logs"] {
+		doc := exec_call(concat(" ", ["rm -rf", rel]), [cmd(["rm", "-rf", rel])], [wpath(rel, "delete", 0, "rm")])
+		"ask.git_destructive" in rules(doc)
+	}
+}
+
+test_ask_git_destructive_not_for_lock_files_and_messages if {
+	every rel in [".git/index.lock", ".git/refs/heads/main.lock", ".git/COMMIT_EDITMSG", ".git/rebase-merge", ".github/objects"] {
+		doc := exec_call(concat(" ", ["rm -rf", rel]), [cmd(["rm", "-rf", rel])], [wpath(rel, "delete", 0, "rm")])
+		not "ask.git_destructive" in rules(doc)
+	}
+}
+
 test_ask_git_destructive_git_clean_x if {
 	"ask.git_destructive" in rules(simple_call(["git", "clean", "-fdx"]))
 	"ask.git_destructive" in rules(simple_call(["git", "clean", "-f", "-X"]))
@@ -437,4 +451,13 @@ test_ask_network_publishers if {
 	] {
 		not "ask.network" in rules(simple_call(argv))
 	}
+}
+
+# a login on this machine runs its command outside the sandbox: no
+# loopback excuse
+test_ask_network_login_to_loopback if {
+	every argv in [["ssh", "localhost", "rm -rf ~"], ["ssh", "127.0.0.1", "ls"], ["autossh", "localhost"], ["mosh", "localhost"]] {
+		"ask.network" in rules(simple_call(argv))
+	}
+	not "ask.network" in rules(simple_call(["curl", "http://localhost:8080/health"]))
 }

@@ -154,6 +154,9 @@ type run struct {
 	globOver  int // directory reads refused for the budget: mvdan/sh drops some of those errors
 	// links made by the script (ln -s) that do not exist yet: link → target
 	links map[string]string
+	// linkTexts: what those links hold, when known (ln -s TEXT): a relative
+	// one is read from where the link is moved to (cpLinks)
+	linkTexts map[string]string
 	// calls between functions made in the background or a pipeline
 	forkCalls map[string][]string
 	// files the script wrote, with their content when it is literal (nil

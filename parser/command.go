@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -983,7 +984,9 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 	case "cp":
-		defer r.cpLinks(args, local) // after cp's own paths: they are not through the new link
+		defer r.cpLinks(args, local, false) // after cp's own paths: they are not through the new link
+	case "mv":
+		defer r.cpLinks(args, local, true)
 	case "zip":
 		r.zipMove(idx, args, local, in)
 		for k, a := range args {
@@ -1361,6 +1364,24 @@ func (r *run) ln(idx int, args []field, st *state) error {
 				r.links = map[string]string{}
 			}
 			r.links[lp.Real] = tp.Real
+			// what the link holds, read again from wherever it is moved
+			// (cpLinks): ln -r writes the target relative to the link
+			text := p.target.text
+			switch {
+			case relative:
+				text = ""
+				if rel, err := filepath.Rel(path.Dir(lp.Real), tp.Real); err == nil {
+					text = rel
+				}
+			case strings.HasPrefix(text, "~"):
+				text = tp.Real // expanded by the shell when ln ran
+			}
+			if text != "" {
+				if r.linkTexts == nil {
+					r.linkTexts = map[string]string{}
+				}
+				r.linkTexts[lp.Real] = text
+			}
 		}
 	}
 	return nil
@@ -4580,30 +4601,61 @@ func (r *run) entryLinks(idx int, name string, st *state) {
 	}
 }
 
-// cpLinks: cp -s makes symbolic links to its sources, and cp -d/-P/-a
-// copies symbolic links as links; later paths through the new link resolve
-// to where it points, as for ln -s.
-func (r *run) cpLinks(args []field, st *state) {
-	makes, keeps := false, false
+// cpLinks: cp -s makes symbolic links to its sources; cp -d/-P/-a (and -r,
+// which copies the links below a directory as links) copies symbolic links
+// as links, and mv (move) moves them. Later paths through the new link
+// resolve to where it points, as for ln -s. A relative link is read from
+// where it lands, not from where it was made: ln -s ../home a/k points into
+// the workspace, a/k moved to ./k points out of it.
+func (r *run) cpLinks(args []field, st *state, move bool) {
+	makes, keeps, derefs := false, move, false
 	var ops []field
-	for _, a := range args {
+	targetDir := ""
+	for k := 0; k < len(args); k++ {
+		a := args[k]
 		t := a.text
 		switch {
+		case a.dynamic:
+			return // which files: known only when it runs
+		case t == "-t" || t == "--target-directory":
+			if k+1 < len(args) {
+				k++
+				if args[k].dynamic {
+					return
+				}
+				targetDir = args[k].text
+			}
+		case strings.HasPrefix(t, "--target-directory="):
+			targetDir = strings.TrimPrefix(t, "--target-directory=")
 		case t == "--symbolic-link":
 			makes = true
-		case t == "--no-dereference" || t == "--archive" || strings.HasPrefix(t, "--preserve=") && strings.Contains(t, "links"):
+		case t == "--no-dereference" || t == "--archive" || t == "--recursive" || strings.HasPrefix(t, "--preserve=") && strings.Contains(t, "links"):
 			keeps = true
+		case t == "--dereference":
+			derefs = true
 		case strings.HasPrefix(t, "--"):
 		case strings.HasPrefix(t, "-") && len(t) > 1:
-			makes = makes || strings.ContainsRune(t, 's')
-			keeps = keeps || strings.ContainsAny(t, "dPa")
-		default:
-			if !a.dynamic {
-				ops = append(ops, a)
+			if !move {
+				makes = makes || strings.ContainsRune(t, 's')
+				keeps = keeps || strings.ContainsAny(t, "dParR")
+				derefs = derefs || strings.ContainsAny(t, "LH")
 			}
+			if i := strings.IndexByte(t, 't'); i > 0 {
+				if i+1 < len(t) {
+					targetDir = t[i+1:]
+				} else if k+1 < len(args) {
+					k++
+					targetDir = args[k].text
+				}
+			}
+		default:
+			ops = append(ops, a)
 		}
 	}
-	if !makes && !keeps || len(ops) < 2 || st.cwd == "" {
+	if derefs && !makes {
+		keeps = false
+	}
+	if !makes && !keeps || st.cwd == "" {
 		return
 	}
 	abs := func(p string) string {
@@ -4612,28 +4664,89 @@ func (r *run) cpLinks(args []field, st *state) {
 		}
 		return st.cwd + "/" + p
 	}
-	dst := ops[len(ops)-1].text
-	intoDir := len(ops) > 2 || strings.HasSuffix(dst, "/") || r.isDir(st, ops[len(ops)-1])
-	for _, src := range ops[:len(ops)-1] {
-		target := ""
-		if makes {
-			target, _, _ = r.resolve(abs(src.text))
-		} else if fi, err := os.Lstat(abs(src.text)); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			target, _, _ = r.resolve(abs(src.text))
+	srcs := ops
+	dst, intoDir := targetDir, true
+	if targetDir == "" {
+		if len(ops) < 2 {
+			return
 		}
-		if target == "" {
-			continue
-		}
+		srcs, dst = ops[:len(ops)-1], ops[len(ops)-1].text
+		intoDir = len(ops) > 2 || strings.HasSuffix(dst, "/") || r.isDir(st, ops[len(ops)-1])
+	}
+	// entry: where a path's last component lies, the link itself when it
+	// is one
+	entry := func(p string) string {
+		p = strings.TrimRight(p, "/")
+		dir, _, _ := r.resolve(path.Dir(p))
+		return strings.TrimRight(dir, "/") + "/" + path.Base(p)
+	}
+	if r.links == nil {
+		r.links = map[string]string{}
+	}
+	for _, src := range srcs {
 		link := abs(dst)
 		if intoDir {
 			link = strings.TrimRight(link, "/") + "/" + base(src.text)
 		}
-		real, _, _ := r.resolve(link)
-		if r.links == nil {
-			r.links = map[string]string{}
+		link = entry(link)
+		from := entry(abs(src.text))
+		if makes {
+			if target, _, _ := r.resolve(abs(src.text)); target != "" {
+				r.links[link] = target
+			}
+			continue
 		}
-		r.links[real] = target
+		moved := map[string]string{} // old link → new link
+		if r.isLink(from) {
+			moved[from] = link
+		}
+		for l := range r.links {
+			if under(l, from) && l != from {
+				moved[l] = link + l[len(from):]
+			}
+		}
+		for old, nl := range moved {
+			text := r.linkText(old)
+			if text == "" {
+				continue
+			}
+			if !strings.HasPrefix(text, "/") {
+				text = path.Dir(nl) + "/" + text
+			}
+			target, _, _ := r.resolve(path.Clean(text))
+			if move {
+				delete(r.links, old)
+			}
+			r.links[nl] = target
+			if r.linkTexts == nil {
+				r.linkTexts = map[string]string{}
+			}
+			r.linkTexts[nl] = r.linkText(old)
+		}
 	}
+}
+
+// isLink says whether p (an entry, its parents resolved) is a symbolic link
+// the script made or one on disk.
+func (r *run) isLink(p string) bool {
+	if _, ok := r.links[p]; ok {
+		return true
+	}
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
+// linkText is what the link at p holds: the text the script gave it (ln
+// -s), else the link on disk; "" when neither is known.
+func (r *run) linkText(p string) string {
+	if t, ok := r.linkTexts[p]; ok {
+		return t
+	}
+	if t, ok := r.links[p]; ok {
+		return t // its target, resolved when it was made
+	}
+	t, _ := os.Readlink(p)
+	return t
 }
 
 // whole is names when the argument is the item as a whole (xargs -I{} cat

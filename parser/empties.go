@@ -53,9 +53,23 @@ func (r *run) emptiesRoot() {
 		if c < len(r.facts.Commands) {
 			name = r.facts.Commands[c].Name
 		}
+		if name == "mv" && !r.writesOutside(c) {
+			continue // mv * sub/: the entries stay in the workspace
+		}
 		r.facts.Paths = append(r.facts.Paths, Path{
 			Raw: ws + "/*", Abs: ws, Real: ws, Access: "delete", Exists: true,
 			Zone: r.cls.zone(ws), InWorkspace: true, Command: name, Cmd: c,
 		})
 	}
+}
+
+// writesOutside says whether command c writes somewhere other than the
+// workspace (mv * /tmp/x/ takes the entries out of it).
+func (r *run) writesOutside(c int) bool {
+	for _, p := range r.facts.Paths {
+		if p.Cmd == c && p.Access == "write" && !p.InWorkspace {
+			return true
+		}
+	}
+	return false
 }

@@ -29,7 +29,7 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 			p = alt
 		}
 	}
-	if access == "delete" && cmd >= 0 && (name == "rm" || name == "shred" || name == "zip" || name == "tar" || name == "rsync") {
+	if access == "delete" && cmd >= 0 && (name == "rm" || name == "shred" || name == "zip" || name == "tar" || name == "rsync" || name == "mv") {
 		// what a glob operand of a deleter takes from the workspace root:
 		// an entry it matched, or (a * over a directory the script has
 		// yet to link to the root, so nothing matched now) everything

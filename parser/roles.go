@@ -287,6 +287,8 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 		if role == "move" {
 			first = "delete"
 		}
+		// -t DIR (--target-directory): every operand is a source
+		targeted := role != "archive" && strings.Contains(sp.opts, "t:") && hasOpt(args, 't', "--target-directory")
 		for k, o := range operands {
 			if remote(o.text) && !o.dynamic {
 				continue // (a dynamic word may hold a ":" of its own: ${X:-y})
@@ -296,7 +298,7 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 				out = append(out, operand{o, "write"})
 			case role == "archive":
 				out = append(out, operand{o, "read"})
-			case k == len(operands)-1 && len(operands) > 1:
+			case k == len(operands)-1 && len(operands) > 1 && !targeted:
 				out = append(out, operand{o, rest})
 			default:
 				out = append(out, operand{o, first})

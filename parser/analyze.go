@@ -212,7 +212,11 @@ type run struct {
 type state struct {
 	cwd  string // "" when unknown
 	vars map[string]string
-	dirs []string // pushd stack
+	// arrays are the indexed arrays the script filled with elements known
+	// statically (a=(x y), a+=(z)); a name here is not in vars. Their
+	// slices are never changed in place: states share them.
+	arrays map[string][]string
+	dirs   []string // pushd stack
 	// cwdReal: cwd is an existing, symlink-free directory outside /proc
 	// and /dev, so relative paths may be resolved from it (ResolveFrom).
 	cwdReal bool
@@ -245,6 +249,7 @@ type state struct {
 // environment's value either.
 func (s *state) forget(name string) {
 	delete(s.vars, name)
+	delete(s.arrays, name)
 	if s.gone == nil {
 		s.gone = map[string]bool{}
 	}
@@ -267,12 +272,31 @@ func (s *state) setWild(name string) {
 	}
 	s.wild[name] = true
 	delete(s.vars, name)
+	delete(s.arrays, name)
+}
+
+// setScalar gives name the value v, as NAME=v does: for an array, its
+// first element (bash keeps the others).
+func (s *state) setScalar(name, v string) {
+	if arr, ok := s.arrays[name]; ok {
+		arr = slices.Clone(arr)
+		arr[0] = v
+		s.arrays[name] = arr
+		return
+	}
+	s.vars[name] = v
 }
 
 func (s *state) clone() *state {
 	n := &state{cwd: s.cwd, cwdReal: s.cwdReal, vars: make(map[string]string, len(s.vars)), dirs: append([]string(nil), s.dirs...)}
 	for k, v := range s.vars {
 		n.vars[k] = v
+	}
+	if len(s.arrays) > 0 {
+		n.arrays = make(map[string][]string, len(s.arrays))
+		for k, v := range s.arrays {
+			n.arrays[k] = v
+		}
 	}
 	if len(s.aliases) > 0 {
 		n.aliases = make(map[string]string, len(s.aliases))
@@ -363,7 +387,30 @@ func merge(st *state, alts ...*state) {
 			wild[k] = true // one of several values
 		}
 	}
-	st.wild = wild
+	// An array every alternative holds alike stays known; one that
+	// differs (or exists in some only) holds one of several values.
+	var arrays map[string][]string
+	for _, a := range alts {
+		for k := range a.arrays {
+			arr, ok := alts[0].arrays[k]
+			agree := ok && !wild[k]
+			for _, b := range alts[1:] {
+				if o, ok2 := b.arrays[k]; !ok2 || !slices.Equal(o, arr) {
+					agree = false
+				}
+			}
+			if agree {
+				if arrays == nil {
+					arrays = map[string][]string{}
+				}
+				arrays[k] = arr
+			} else {
+				wild[k] = true
+				delete(vars, k)
+			}
+		}
+	}
+	st.wild, st.arrays = wild, arrays
 	cwd, real := alts[0].cwd, alts[0].cwdReal
 	aliases := alts[0].aliases
 	for _, a := range alts[1:] {
@@ -983,7 +1030,7 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 				defer func() { r.globLoop = false }()
 			}
 			for _, it := range items {
-				st.vars[name] = it.text
+				st.setScalar(name, it.text)
 				if err := r.stmts(c.Do, st, sc); err != nil {
 					return err
 				}
@@ -1267,7 +1314,22 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 	if wildValue && env == nil {
 		defer st.setWild(name)
 	}
+	var elems []string // the elements, when every one is known
 	if as.Array != nil {
+		elems = []string{}
+		for _, el := range as.Array.Elems {
+			v, ok := "", el.Index == nil && el.Value != nil && staticElem(el.Value)
+			if ok {
+				var f field
+				f, ok = r.single(st, sc, el.Value)
+				v = f.text
+			}
+			if !ok {
+				elems = nil
+				break
+			}
+			elems = append(elems, v)
+		}
 		for _, el := range as.Array.Elems {
 			if el.Index != nil {
 				// a=([$(cmd)]=1) runs cmd as the index is evaluated
@@ -1282,20 +1344,84 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 				}
 			}
 		}
-		// The elements' values are not tracked: a=(~/.ssh/id_rsa) makes
-		// ${a[0]} a secret, a=($(cmd)) any path.
-		r.markOpen(name)
 		dyn = true
 		val = "(…)"
+		if as.Append {
+			if old, ok := st.arrays[name]; ok && elems != nil {
+				elems = append(slices.Clone(old), elems...)
+			} else {
+				elems = nil
+			}
+		}
+		if elems == nil || env != nil || as.Index != nil {
+			// The elements' values are not followed: a=($x) splits,
+			// a=(*.go) globs, a=($(cmd)) could be any path.
+			r.markOpen(name)
+			elems = nil
+		}
 	}
-	if as.Append {
+	if as.Append && as.Array == nil {
 		if old, ok := st.vars[name]; ok && !dyn {
 			val = old + val
 		} else {
 			dyn = true
 		}
 	}
-	return r.recordAssign(name, val, dyn, st, sc, cmd, env)
+	if err := r.recordAssign(name, val, dyn, st, sc, cmd, env); err != nil {
+		return err
+	}
+	if elems != nil {
+		if st.arrays == nil {
+			st.arrays = map[string][]string{}
+		}
+		st.arrays[name] = elems
+		delete(st.vars, name)
+		delete(st.wild, name)
+	}
+	return nil
+}
+
+// staticElem says whether an array element's word is one value known as
+// written: quoted text and parameters, unquoted text with nothing bash
+// would split, glob or brace-expand (a=($x), a=(*.go), a=({a,b}) are not).
+func staticElem(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			if strings.ContainsAny(x.Value, "*?[{") {
+				return false
+			}
+		case *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				switch q.(type) {
+				case *syntax.Lit, *syntax.ParamExp:
+				default:
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// knownElem says whether ${a[i]} (or ${a[@]}) names elements of an array
+// the state holds, by a literal index.
+func knownElem(pe *syntax.ParamExp, st *state) bool {
+	if pe.Param == nil || pe.Index == nil || pe.Excl {
+		return false
+	}
+	if _, ok := st.arrays[pe.Param.Value]; !ok {
+		return false
+	}
+	w, ok := pe.Index.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	t := w.Lit()
+	return t == "@" || t == "*" || t != "" && strings.Trim(t, "0123456789") == ""
 }
 
 func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd int, env map[string]string) error {
@@ -1312,7 +1438,7 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 		st.forget(name)
 		delete(st.wild, name)
 	} else {
-		st.vars[name] = val
+		st.setScalar(name, val)
 		delete(st.wild, name)
 		if name == "HOME" || name == "PWD" {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
@@ -1558,6 +1684,9 @@ type env struct {
 
 func (e env) Get(name string) expand.Variable {
 	str := func(s string) expand.Variable { return expand.Variable{Set: true, Kind: expand.String, Str: s} }
+	if arr, ok := e.st.arrays[name]; ok {
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: arr}
+	}
 	if v, ok := e.st.vars[name]; ok {
 		return str(v)
 	}
@@ -1626,6 +1755,11 @@ func (r *run) env(st *state) env {
 func (e env) Each(fn func(string, expand.Variable) bool) {
 	for k, v := range e.st.vars {
 		if !fn(k, expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}) {
+			return
+		}
+	}
+	for k, v := range e.st.arrays {
+		if !fn(k, expand.Variable{Set: true, Kind: expand.Indexed, List: v}) {
 			return
 		}
 	}
@@ -1895,9 +2029,10 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			if name == "@" || name == "*" || isDigits(name) {
 				return r.openVars[name]
 			}
-			if !e.Get(name).IsSet() && x.Index != nil && !x.Length {
+			if x.Index != nil && !x.Length && !knownElem(x, st) {
 				// ${a[0]} of an array filled where the value is not
-				// followed (printf -v 'a[0]', read 'a[1]', declare 'a[0]=…')
+				// followed (printf -v 'a[0]', read 'a[1]', declare
+				// 'a[0]=…'), ${a[i]} by an index worked out at run time
 				return true
 			}
 			if !e.Get(name).IsSet() {
@@ -1957,7 +2092,7 @@ func unfaithful(pe *syntax.ParamExp) bool {
 		return false
 	}
 	if pe.Repl != nil {
-		if len(pe.Repl.Orig.Parts) > 0 {
+		if pe.Repl.Orig != nil && len(pe.Repl.Orig.Parts) > 0 {
 			if l, ok := pe.Repl.Orig.Parts[0].(*syntax.Lit); ok && (strings.HasPrefix(l.Value, "#") || strings.HasPrefix(l.Value, "%")) {
 				return true
 			}
@@ -2552,7 +2687,7 @@ func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc,
 			unknown, wild = true, true
 			return false
 		case *syntax.ParamExp:
-			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil || unfaithful(x) {
+			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil && !knownElem(x, st) || unfaithful(x) {
 				unknown = true
 			}
 			if x.Param != nil && st.wild[x.Param.Value] {
@@ -2636,7 +2771,7 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() && (!r.opts.EnvKnown || st.noEnv) {
 				break // ${X:-default}: X may come from the environment
 			}
-			if pe, ok := x.(*syntax.ParamExp); ok && (pe.Excl || unfaithful(pe) || pe.Param != nil && (bashKept[pe.Param.Value] || pe.Index != nil && (r.openVars[pe.Param.Value] || !cfg.Env.Get(pe.Param.Value).IsSet()))) {
+			if pe, ok := x.(*syntax.ParamExp); ok && (pe.Excl || unfaithful(pe) || pe.Param != nil && bashKept[pe.Param.Value] || pe.Index != nil && !pe.Length && !knownElem(pe, st)) {
 				break // worked out otherwise here than by bash (see partsOpen)
 			}
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {
@@ -3116,7 +3251,7 @@ func (r *run) assignRead(st *state, names []string, it field) {
 		case i < len(words):
 			v = words[i]
 		}
-		st.vars[n] = v
+		st.setScalar(n, v)
 		delete(st.wild, n)
 		delete(st.entries, n)
 	}
@@ -3156,11 +3291,11 @@ func (r *run) defaultAssigns(w *syntax.Word, st *state, sc scope) {
 			return true
 		}
 		if pe.Exp.Word == nil {
-			st.vars[name] = ""
+			st.setScalar(name, "")
 			return true
 		}
 		if f, ok := r.single(st, sc, pe.Exp.Word); ok {
-			st.vars[name] = f.text
+			st.setScalar(name, f.text)
 			delete(st.wild, name)
 		} else {
 			st.setWild(name)

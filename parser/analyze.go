@@ -2066,8 +2066,8 @@ var bashKept = map[string]bool{"BASH_REMATCH": true, "DIRSTACK": true, "MAPFILE"
 // does, so that its value must count as unknown: a replacement anchored at
 // the start or the end (${x/#p/r}, ${x/%p/r}: taken here as a literal # or
 // %), one whose replacement holds & (bash 5.2 puts the match there) or a
-// backslash (kept here), and any pattern with extglob operators or a
-// backslash (${x##+(X)}: matched with shopt -s extglob, not here).
+// backslash (kept here), and any pattern with extglob operators
+// (${x##+(X)}: matched with shopt -s extglob, not here) or a parameter.
 func unfaithful(pe *syntax.ParamExp) bool {
 	// odd: w holds what is taken otherwise here; in a pattern, also a
 	// parameter (bash matches its value as a pattern)
@@ -2080,7 +2080,10 @@ func unfaithful(pe *syntax.ParamExp) bool {
 			case *syntax.ExtGlob:
 				return true
 			case *syntax.Lit:
-				if strings.ContainsAny(x.Value, `\&`) || extglobOp(x.Value) {
+				// in a pattern an escaped character is taken as bash
+				// takes it; in a replacement the library keeps the
+				// backslash, and bash 5.2 puts the match for &
+				if extglobOp(x.Value) || !pattern && strings.ContainsAny(x.Value, `\&`) {
 					return true
 				}
 			case *syntax.ParamExp:

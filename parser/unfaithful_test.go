@@ -28,6 +28,8 @@ func TestUnfaithful(t *testing.T) {
 		"${x:-default}":  false,
 		`${x/a/"&"}`:     false, // quoted: a literal & in bash too
 		"${x/a/'\\/'}":   false,
+		`${x//\//_}`:     false, // an escaped / in a pattern: both match a /
+		`${x%\/*}`:       false,
 		"${x:0:3}":       false,
 		"${#x}":          false,
 		"${x/\"#\"X/y}":  false, // a quoted # is no anchor

@@ -1531,7 +1531,7 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 	// runs before its script: the command's own assignment, or the shell's
 	// variable (judged as if exported).
 	for _, v := range []string{"BASH_ENV", "ENV"} {
-		val, ok := r.facts.Commands[idx].Env[v]
+		val, ok := r.commandEnv(idx, v)
 		if !ok {
 			val, ok = st.vars[v]
 		}
@@ -1659,13 +1659,22 @@ func (r *run) startupFile(idx int, name, what string, f field, st *state, sc sco
 // unless the script points HOME elsewhere (HOME=$PWD bash -ic :), where
 // any file may stand in for them.
 func (r *run) startupHome(idx int, name string, st *state) {
-	home, ok := r.facts.Commands[idx].Env["HOME"]
+	home, ok := r.commandEnv(idx, "HOME")
 	if !ok {
 		home, ok = st.vars["HOME"]
 	}
 	if ok && (home != r.opts.Home || r.opts.Home == "") {
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " reads its start-up files from HOME=" + home, Cmd: idx})
 	}
+}
+
+// commandEnv is the value command idx's own assignments give name.
+func (r *run) commandEnv(idx int, name string) (string, bool) {
+	if idx < 0 || idx >= len(r.facts.Commands) {
+		return "", false
+	}
+	v, ok := r.facts.Commands[idx].Env[name]
+	return v, ok
 }
 
 // fdPath names a descriptor other than the standard input as a file.
@@ -2545,7 +2554,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				if ch == 'P' {
 					absolute = true
 				}
-				if ch == 's' && r.facts.Commands[idx].Name == "bsdtar" {
+				if ch == 's' && idx >= 0 && idx < len(r.facts.Commands) && r.facts.Commands[idx].Name == "bsdtar" {
 					renames = true // bsdtar -s /old/new/
 				}
 				if strings.IndexByte("fCIXTbFgKNVLH", ch) >= 0 {

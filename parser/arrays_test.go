@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"os"
 	"slices"
 	"testing"
 )
@@ -54,6 +55,41 @@ func TestArrays(t *testing.T) {
 		}
 		if !open {
 			t.Errorf("%s: the element is judged as a known path: %+v", src, f.Paths)
+		}
+	}
+}
+
+// TestMovedLinks: a relative link moved or copied is read from where it
+// lands, whether the script made it or it is on disk below what moves.
+func TestMovedLinks(t *testing.T) {
+	ws, home := world(t)
+	if err := os.MkdirAll(ws+"/m/n", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// inside where it is (ws/home does not exist), the fixture's home
+	// once m/n is moved one level up
+	if err := os.Symlink("../../home", ws+"/m/n/k"); err != nil {
+		t.Fatal(err)
+	}
+	a := New(Config{})
+	for src, outside := range map[string]bool{
+		`rm -rf m/n/k/`:            false,
+		`mv m/n z; rm -rf z/k/`:    true,
+		`cp -r m/n z; rm -rf z/k/`: true,
+		`cp -a m z; rm -rf z/n/k/`: false, // the same depth
+		`mkdir -p a; ln -s ../../home a/k; mv a/k k; rm -rf k/`:    true,
+		`mkdir -p a; ln -s ../../home a/k; mv -t . a/k; rm -rf k/`: true,
+		`mkdir -p a b; ln -s ../src a/s; mv a/s b/s; rm -rf b/s/`:  false,
+	} {
+		f := a.Analyze(src, Options{Workspace: ws, Home: home})
+		got := false
+		for _, p := range f.Paths {
+			if p.Command == "rm" && p.Access == "delete" && !p.InWorkspace {
+				got = true
+			}
+		}
+		if got != outside {
+			t.Errorf("%s: deletes outside the workspace: %v, want %v (%+v)", src, got, outside, f.Paths)
 		}
 	}
 }

@@ -4714,6 +4714,11 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 				moved[l] = link + l[len(from):]
 			}
 		}
+		// and the links on disk below a directory moved or copied (made
+		// by an earlier call: mkdir -p a/b; ln -s ../../x a/b/k, then
+		// mv a/b z)
+		budget := movedLinksBudget
+		diskLinksUnder(from, &budget, func(l string) { moved[l] = link + l[len(from):] })
 		for old, nl := range moved {
 			text := r.linkText(old)
 			if text == "" {
@@ -4731,6 +4736,32 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 				r.linkTexts = map[string]string{}
 			}
 			r.linkTexts[nl] = r.linkText(old)
+		}
+	}
+}
+
+// movedLinksBudget bounds the entries cpLinks reads below a directory that
+// is moved or copied, looking for links.
+const movedLinksBudget = 5000
+
+// diskLinksUnder calls found for each symbolic link below the directory
+// dir (not itself followed when a link), reading at most *budget entries.
+func diskLinksUnder(dir string, budget *int, found func(string)) {
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return
+	}
+	ents, _ := readDir(dir)
+	for _, e := range ents {
+		if *budget--; *budget < 0 {
+			return
+		}
+		p := dir + "/" + e.Name()
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			found(p)
+		case e.IsDir():
+			diskLinksUnder(p, budget, found)
 		}
 	}
 }

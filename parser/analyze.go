@@ -154,6 +154,9 @@ type run struct {
 	globOver  int // directory reads refused for the budget: mvdan/sh drops some of those errors
 	// links made by the script (ln -s) that do not exist yet: link → target
 	links map[string]string
+	// assoc: names declared associative arrays (declare -A); their
+	// elements are not followed
+	assoc map[string]bool
 	// linkTexts: what those links hold, when known (ln -s TEXT): a relative
 	// one is read from where the link is moved to (cpLinks)
 	linkTexts map[string]string
@@ -216,7 +219,10 @@ type state struct {
 	// statically (a=(x y), a+=(z)); a name here is not in vars. Their
 	// slices are never changed in place: states share them.
 	arrays map[string][]string
-	dirs   []string // pushd stack
+	// refs are the name references (declare -n NAME=TARGET): what is
+	// assigned to NAME lands in TARGET ("" when not known)
+	refs map[string]string
+	dirs []string // pushd stack
 	// cwdReal: cwd is an existing, symlink-free directory outside /proc
 	// and /dev, so relative paths may be resolved from it (ResolveFrom).
 	cwdReal bool
@@ -248,6 +254,9 @@ type state struct {
 // forget drops what is known of a variable's value: it no longer has the
 // environment's value either.
 func (s *state) forget(name string) {
+	if s.throughRef(name) {
+		return
+	}
 	delete(s.vars, name)
 	delete(s.arrays, name)
 	if s.gone == nil {
@@ -266,7 +275,37 @@ type entryVar struct {
 	tracked bool     // field.tracked
 }
 
+// throughRef handles a write to name that changes another variable than
+// name itself: an element (a[0], set by printf -v, read, declare, unset)
+// leaves the whole array unknown, and so does a write through a name
+// reference its target. It says whether name was such a write.
+func (s *state) throughRef(name string) bool {
+	base, _, elem := strings.Cut(name, "[")
+	if elem && base != "" {
+		s.setWild(base)
+		return true
+	}
+	if t, ok := s.refs[name]; ok {
+		if s.wild == nil {
+			s.wild = map[string]bool{}
+		}
+		s.wild[name] = true
+		delete(s.vars, name)
+		delete(s.arrays, name)
+		if t, _, _ = strings.Cut(t, "["); t != "" && t != name {
+			if _, loop := s.refs[t]; !loop {
+				s.setWild(t)
+			}
+		}
+		return false
+	}
+	return false
+}
+
 func (s *state) setWild(name string) {
+	if s.throughRef(name) {
+		return
+	}
 	if s.wild == nil {
 		s.wild = map[string]bool{}
 	}
@@ -278,6 +317,10 @@ func (s *state) setWild(name string) {
 // setScalar gives name the value v, as NAME=v does: for an array, its
 // first element (bash keeps the others).
 func (s *state) setScalar(name, v string) {
+	if _, ref := s.refs[name]; ref || strings.Contains(name, "[") {
+		s.setWild(name)
+		return
+	}
 	if arr, ok := s.arrays[name]; ok {
 		arr = slices.Clone(arr)
 		arr[0] = v
@@ -296,6 +339,12 @@ func (s *state) clone() *state {
 		n.arrays = make(map[string][]string, len(s.arrays))
 		for k, v := range s.arrays {
 			n.arrays[k] = v
+		}
+	}
+	if len(s.refs) > 0 {
+		n.refs = make(map[string]string, len(s.refs))
+		for k, v := range s.refs {
+			n.refs[k] = v
 		}
 	}
 	if len(s.aliases) > 0 {
@@ -423,6 +472,20 @@ func merge(st *state, alts ...*state) {
 	}
 	st.vars, st.cwd, st.cwdReal, st.aliases, st.entries = vars, cwd, real, aliases, entries
 	st.gone, st.noEnv = gone, noEnv
+	// a name reference made in any alternative may be one after
+	var refs map[string]string
+	for _, a := range alts {
+		for k, v := range a.refs {
+			if refs == nil {
+				refs = map[string]string{}
+			}
+			if o, ok := refs[k]; ok && o != v {
+				v = ""
+			}
+			refs[k] = v
+		}
+	}
+	st.refs = refs
 }
 
 func unionAliases(a, b map[string]string) map[string]string {
@@ -1223,11 +1286,44 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 	}
 	// -n (name reference), -l/-u/-c (case change), -i (arithmetic) make the
 	// stored value differ from the text assigned.
-	transforms := false
+	transforms, refs, assoc := false, false, false
 	for _, as := range c.Args {
 		if as.Name == nil && as.Value != nil {
-			if f := as.Value.Lit(); strings.HasPrefix(f, "-") && strings.ContainsAny(f, "nluci") {
-				transforms = true
+			if f := as.Value.Lit(); strings.HasPrefix(f, "-") {
+				transforms = transforms || strings.ContainsAny(f, "nluci")
+				refs = refs || strings.ContainsRune(f, 'n')
+				assoc = assoc || strings.ContainsRune(f, 'A')
+			}
+		}
+	}
+	for _, as := range c.Args {
+		if as.Name == nil {
+			continue
+		}
+		if assoc {
+			// an associative array: m=(k v …) later pairs keys and
+			// values; its elements are not followed
+			r.markOpen(as.Name.Value)
+			if r.assoc == nil {
+				r.assoc = map[string]bool{}
+			}
+			r.assoc[as.Name.Value] = true
+		}
+		if refs {
+			target := ""
+			if as.Value != nil {
+				if f, ok := r.single(st, sc, as.Value); ok {
+					target = f.text
+				}
+			}
+			if st.refs == nil {
+				st.refs = map[string]string{}
+			}
+			st.refs[as.Name.Value] = target
+			if target == "" && as.Value != nil {
+				// declare -n r="$x": what r=… changes is known only
+				// when it runs
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: variant + " -n " + as.Name.Value, Cmd: -1})
 			}
 		}
 	}
@@ -1267,6 +1363,13 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 						k, v, _ := strings.Cut(f.text, "=")
 						if err := r.recordAssign(k, v, false, st, sc, -1, nil); err != nil {
 							return err
+						}
+					case strings.Contains(f.text, "[") && strings.Contains(f.text, "="):
+						// declare "a[0]=…": an element, not followed
+						k, _, _ := strings.Cut(f.text, "[")
+						if isAssignWord(k + "=") {
+							st.setWild(k)
+							r.markOpen(k)
 						}
 					}
 				}
@@ -1353,7 +1456,7 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 				elems = nil
 			}
 		}
-		if elems == nil || env != nil || as.Index != nil {
+		if elems == nil || env != nil || as.Index != nil || r.assoc[name] {
 			// The elements' values are not followed: a=($x) splits,
 			// a=(*.go) globs, a=($(cmd)) could be any path.
 			r.markOpen(name)
@@ -2007,7 +2110,7 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			}
 			return substKind(x) == "opaque"
 		case *syntax.ParamExp:
-			if x.Param == nil || x.Excl || unfaithful(x) || bashKept[x.Param.Value] {
+			if x.Param == nil || x.Excl || r.distrusted(x, st) || bashKept[x.Param.Value] {
 				// ${!x}, ${x/%X/$HOME}, $BASH_REMATCH: what comes out is
 				// not worked out here, and may be any path
 				return true
@@ -2107,6 +2210,42 @@ func unfaithful(pe *syntax.ParamExp) bool {
 		case syntax.RemSmallPrefix, syntax.RemLargePrefix, syntax.RemSmallSuffix, syntax.RemLargeSuffix,
 			syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
 			return odd(pe.Exp.Word, true)
+		}
+	}
+	return false
+}
+
+// distrusted says whether pe's value as worked out here may not be what
+// bash makes of it: unfaithful, or a replacement under shopt -s
+// nocasematch (bash ignores case there, the library does not), or one
+// whose replacement takes an & or a backslash from a parameter's value
+// (r="&"; ${x/*/$r} is the match in bash 5.2).
+func (r *run) distrusted(pe *syntax.ParamExp, st *state) bool {
+	if unfaithful(pe) {
+		return true
+	}
+	if pe.Repl == nil {
+		return false
+	}
+	if r.shopts["nocasematch"] || r.globOpts {
+		return true
+	}
+	if pe.Repl.With == nil {
+		return false
+	}
+	e := r.env(st)
+	for _, p := range pe.Repl.With.Parts {
+		switch x := p.(type) {
+		case *syntax.ParamExp:
+			if x.Param == nil {
+				return true
+			}
+			v := e.Get(x.Param.Value)
+			if !v.IsSet() || strings.ContainsAny(v.String(), `\&`) || x.Index != nil || x.Exp != nil || x.Repl != nil {
+				return true
+			}
+		case *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst:
+			return true
 		}
 	}
 	return false
@@ -2690,7 +2829,7 @@ func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc,
 			unknown, wild = true, true
 			return false
 		case *syntax.ParamExp:
-			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil && !knownElem(x, st) || unfaithful(x) {
+			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil && !knownElem(x, st) || r.distrusted(x, st) {
 				unknown = true
 			}
 			if x.Param != nil && st.wild[x.Param.Value] {
@@ -2774,7 +2913,7 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() && (!r.opts.EnvKnown || st.noEnv) {
 				break // ${X:-default}: X may come from the environment
 			}
-			if pe, ok := x.(*syntax.ParamExp); ok && (pe.Excl || unfaithful(pe) || pe.Param != nil && bashKept[pe.Param.Value] || pe.Index != nil && !pe.Length && !knownElem(pe, st)) {
+			if pe, ok := x.(*syntax.ParamExp); ok && (pe.Excl || r.distrusted(pe, st) || pe.Param != nil && bashKept[pe.Param.Value] || pe.Index != nil && !pe.Length && !knownElem(pe, st)) {
 				break // worked out otherwise here than by bash (see partsOpen)
 			}
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {

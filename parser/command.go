@@ -4802,7 +4802,7 @@ func whole(names []string, isWhole bool) []string {
 // what globs match.
 func (r *run) setShopt(name string) {
 	switch name {
-	case "globstar", "dotglob", "nocaseglob":
+	case "globstar", "dotglob", "nocaseglob", "nocasematch":
 		if r.shopts == nil {
 			r.shopts = map[string]bool{}
 		}

@@ -601,6 +601,7 @@ func (r *run) stop(code, format string, args ...any) error {
 type stdin struct {
 	kind    string // "", pipe, file, procsubst, heredoc, herestring
 	literal *string
+	path    string // the file, for kind file
 	from    string // producing command name for pipes
 	fromIdx int    // its index in Commands (meaningful when from != "")
 }
@@ -817,7 +818,7 @@ func (r *run) redirect(rd *syntax.Redirect, st *state, sc scope, in *stdin) erro
 		p := r.addPath(f, st, access, -1, "")
 		target = p.Real
 		if access == "read" && fd == 0 {
-			in.kind = "file"
+			in.kind, in.path = "file", p.Real
 			if f.dynamic {
 				in.kind = "pipe" // < $X: what is read is not known
 			}

@@ -1751,6 +1751,19 @@ func (r *run) stdinScript(idx int, st *state, sc scope, in stdin, parse bool) er
 		if parse && strings.TrimSpace(*in.literal) != "" {
 			return r.nested(*in.literal, st, sc, "nested-shell")
 		}
+	case "file":
+		// bash < s: the file is the script, as for bash s
+		if in.path != "" {
+			_, err := r.runsWritten(idx, Path{Raw: in.path, Real: in.path}, st, sc, parse)
+			return err
+		}
+	case "":
+		// the standard input the script itself was given, which exec <
+		// or a redirection around a compound command may have replaced
+		// (exec <<< '…'; bash): nothing known of what it holds
+		if parse {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: "script read from the standard input the command inherits", Cmd: idx})
+		}
 	}
 	return nil
 }

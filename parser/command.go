@@ -1278,7 +1278,7 @@ func isStdinPath(s string) bool {
 func (r *run) ln(idx int, args []field, st *state) error {
 	args = expandArgs(args, "--target-directory", "--no-target-directory", "--symbolic", "--suffix", "--relative", "--backup",
 		"--directory", "--force", "--interactive", "--logical", "--no-dereference", "--physical", "--verbose", "--help", "--version")
-	symbolic, noTarget, relative := false, false, false
+	symbolic, noTarget, relative, noDeref := false, false, false, false
 	var targetDir *field
 	var ops []field
 	for k := 0; k < len(args); k++ {
@@ -1305,12 +1305,15 @@ func (r *run) ln(idx int, args []field, st *state) error {
 			relative = true
 		case t == "--no-target-directory":
 			noTarget = true
+		case t == "--no-dereference":
+			noDeref = true
 		case t == "-S" || t == "--suffix":
 			k++
 		case !strings.HasPrefix(t, "--"):
 			symbolic = symbolic || strings.ContainsRune(t, 's')
 			noTarget = noTarget || strings.ContainsRune(t, 'T')
 			relative = relative || strings.ContainsRune(t[:strings.IndexByte(t+"t", 't')], 'r')
+			noDeref = noDeref || strings.ContainsRune(t[:strings.IndexByte(t+"t", 't')], 'n')
 			if i := strings.IndexByte(t, 't'); i >= 0 {
 				if i+1 < len(t) {
 					v := field{text: t[i+1:], pattern: t[i+1:]}
@@ -1337,7 +1340,9 @@ func (r *run) ln(idx int, args []field, st *state) error {
 		pairs = append(pairs, pair{ops[0], field{text: base(ops[0].text), pattern: base(ops[0].pattern), dynamic: ops[0].dynamic}})
 	case len(ops) >= 2:
 		last := ops[len(ops)-1]
-		intoDir := !noTarget && (len(ops) > 2 || strings.HasSuffix(last.text, "/") || r.isDir(st, last))
+		// -n: a link to a directory given as the destination is replaced,
+		// not entered (ln -sfn .git k with k -> src)
+		intoDir := !noTarget && (len(ops) > 2 || strings.HasSuffix(last.text, "/") || r.isDir(st, last) && !(noDeref && r.linkAt(st, last)))
 		for _, o := range ops[:len(ops)-1] {
 			link := last
 			if intoDir {
@@ -1363,6 +1368,10 @@ func (r *run) ln(idx int, args []field, st *state) error {
 			if r.links == nil {
 				r.links = map[string]string{}
 			}
+			// the link is the entry itself, never what an old link
+			// there led to (ln -sfn /etc k, k -> src: k is replaced)
+			dir, _, _ := r.resolve(path.Dir(lp.Abs))
+			lp.Real = strings.TrimRight(dir, "/") + "/" + path.Base(lp.Abs)
 			r.links[lp.Real] = tp.Real
 			// what the link holds, read again from wherever it is moved
 			// (cpLinks): ln -r writes the target relative to the link
@@ -4777,6 +4786,20 @@ func diskLinksUnder(dir string, budget *int, found func(string)) {
 			diskLinksUnder(p, budget, found)
 		}
 	}
+}
+
+// linkAt says whether the word f names a symbolic link (the script's or
+// one on disk) itself, its parents resolved.
+func (r *run) linkAt(st *state, f field) bool {
+	if f.dynamic || st.cwd == "" && !strings.HasPrefix(f.text, "/") {
+		return false
+	}
+	p := strings.TrimRight(f.text, "/")
+	if !strings.HasPrefix(p, "/") {
+		p = st.cwd + "/" + p
+	}
+	dir, _, _ := r.resolve(path.Dir(p))
+	return r.isLink(strings.TrimRight(dir, "/") + "/" + path.Base(p))
 }
 
 // isLink says whether p (an entry, its parents resolved) is a symbolic link

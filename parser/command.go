@@ -881,6 +881,18 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[0].text, Cmd: idx})
 				return nil, nil
 			}
+			for _, sig := range args[1:] {
+				switch strings.TrimPrefix(strings.ToUpper(sig.text), "SIG") {
+				case "DEBUG", "ERR", "RETURN":
+					// run between the script's own commands: what it
+					// assigns or changes (x=~, cd ~) holds for the
+					// commands after, which were judged without it
+					if !plainHandler(args[0].text) {
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "trap " + strconvQuote(args[0].text) + " " + sig.text, Cmd: idx})
+						return nil, nil
+					}
+				}
+			}
 			// the handler runs later (on exit, on a signal): judge it then,
 			// with what the script has set by the end
 			r.traps = append(r.traps, trap{body: args[0].text, sc: sc})
@@ -4786,6 +4798,46 @@ func diskLinksUnder(dir string, budget *int, found func(string)) {
 			diskLinksUnder(p, budget, found)
 		}
 	}
+}
+
+// plainHandler says whether a trap handler only reports (echo, printf
+// without -v, true, exit, return …) and so changes nothing the commands
+// after it depend on.
+func plainHandler(body string) bool {
+	f, err := parseBash(body)
+	if err != nil {
+		return false
+	}
+	ok := true
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case nil, *syntax.File, *syntax.Stmt, *syntax.Word, *syntax.Lit, *syntax.SglQuoted, *syntax.DblQuoted:
+		case *syntax.ParamExp:
+			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				ok = false
+			}
+		case *syntax.CallExpr:
+			if len(x.Assigns) > 0 || len(x.Args) == 0 {
+				ok = false
+				break
+			}
+			switch x.Args[0].Lit() {
+			case "echo", "true", ":", "false", "exit", "return", "logger":
+			case "printf":
+				for _, a := range x.Args[1:] {
+					if strings.HasPrefix(a.Lit(), "-v") {
+						ok = false
+					}
+				}
+			default:
+				ok = false
+			}
+		default:
+			ok = false // a redirection, a substitution, a compound command …
+		}
+		return ok
+	})
+	return ok
 }
 
 // linkAt says whether the word f names a symbolic link (the script's or

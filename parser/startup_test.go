@@ -12,3 +12,15 @@ func TestFdPath(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainHandler(t *testing.T) {
+	for body, want := range map[string]bool{
+		`echo "failed at $LINENO"`: true, `printf '%s\n' oops; exit 1`: true, `:`: true,
+		`x=~`: false, `cd ~`: false, `printf -v x %s ~`: false, `echo ${x:=~}`: false, `echo $(id) > f`: false,
+		`source ./f`: false, `if true; then x=1; fi`: false,
+	} {
+		if got := plainHandler(body); got != want {
+			t.Errorf("plainHandler(%q) = %v, want %v", body, got, want)
+		}
+	}
+}

@@ -219,6 +219,9 @@ type state struct {
 	// statically (a=(x y), a+=(z)); a name here is not in vars. Their
 	// slices are never changed in place: states share them.
 	arrays map[string][]string
+	// nums are wild variables known to hold a decimal integer (a counter
+	// a loop carries from pass to pass): arithmetic on them runs nothing
+	nums map[string]bool
 	// refs are the name references (declare -n NAME=TARGET): what is
 	// assigned to NAME lands in TARGET ("" when not known)
 	refs map[string]string
@@ -257,6 +260,7 @@ func (s *state) forget(name string) {
 	if s.throughRef(name) {
 		return
 	}
+	delete(s.nums, name)
 	delete(s.vars, name)
 	delete(s.arrays, name)
 	if s.gone == nil {
@@ -310,13 +314,27 @@ func (s *state) setWild(name string) {
 		s.wild = map[string]bool{}
 	}
 	s.wild[name] = true
+	delete(s.nums, name)
 	delete(s.vars, name)
 	delete(s.arrays, name)
+}
+
+// setNum records that name, whose value is not known, holds a decimal
+// integer (the result of arithmetic).
+func (s *state) setNum(name string) {
+	if strings.Contains(name, "[") {
+		return
+	}
+	if s.nums == nil {
+		s.nums = map[string]bool{}
+	}
+	s.nums[name] = true
 }
 
 // setScalar gives name the value v, as NAME=v does: for an array, its
 // first element (bash keeps the others).
 func (s *state) setScalar(name, v string) {
+	delete(s.nums, name)
 	if _, ref := s.refs[name]; ref || strings.Contains(name, "[") {
 		s.setWild(name)
 		return
@@ -339,6 +357,12 @@ func (s *state) clone() *state {
 		n.arrays = make(map[string][]string, len(s.arrays))
 		for k, v := range s.arrays {
 			n.arrays[k] = v
+		}
+	}
+	if len(s.nums) > 0 {
+		n.nums = make(map[string]bool, len(s.nums))
+		for k := range s.nums {
+			n.nums[k] = true
 		}
 	}
 	if len(s.refs) > 0 {
@@ -436,6 +460,26 @@ func merge(st *state, alts ...*state) {
 			wild[k] = true // one of several values
 		}
 	}
+	// a wild variable every alternative holds as a decimal integer (or
+	// knew to be one) is a number still
+	var nums map[string]bool
+	for k := range wild {
+		numeric := true
+		for _, a := range alts {
+			v, ok := a.vars[k]
+			if !(ok && v != "" && strings.Trim(v, "0123456789") == "" || a.nums[k]) {
+				numeric = false
+				break
+			}
+		}
+		if numeric {
+			if nums == nil {
+				nums = map[string]bool{}
+			}
+			nums[k] = true
+		}
+	}
+	st.nums = nums
 	// An array every alternative holds alike stays known; one that
 	// differs (or exists in some only) holds one of several values.
 	var arrays map[string][]string
@@ -948,8 +992,8 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 		if err := r.stmtsIn(c.Cond, st, sc, in); err != nil {
 			return nil, err
 		}
-		body := st.clone()
-		if err := r.stmts(c.Do, body, sc); err != nil {
+		body, err := r.loopBody(c.Do, st.clone(), sc)
+		if err != nil {
 			return nil, err
 		}
 		merge(st, st.clone(), body)
@@ -1128,7 +1172,8 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 			}
 			body.entries[name] = entryVar{pattern: commonPattern(items), named: named, noLinks: noLinks, names: names, tracked: tracked}
 		}
-		if err := r.stmts(c.Do, body, sc); err != nil {
+		body, err := r.loopBody(c.Do, body, sc)
+		if err != nil {
 			return err
 		}
 		merge(st, st.clone(), body)
@@ -1142,14 +1187,36 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 				r.arithAssigns(e, st)
 			}
 		}
-		body := st.clone()
-		if err := r.stmts(c.Do, body, sc); err != nil {
+		body, err := r.loopBody(c.Do, st.clone(), sc)
+		if err != nil {
 			return err
 		}
 		merge(st, st.clone(), body)
 		return nil
 	}
 	return r.stop(CodeUnsupported, "unsupported loop %T", c.Loop)
+}
+
+// loopBody walks a loop body that runs any number of times, from entry:
+// once as the first pass sees it, then once more from the merge of entry
+// with what that pass left, so that a value assigned late in a pass counts
+// for the next pass's earlier commands (x=src; while …; do rm -rf "$x";
+// x=~; done). Merging makes a variable that differs wild, and a wild one
+// stays wild, so a third pass would see nothing new. It returns the merge
+// of both passes' ends.
+func (r *run) loopBody(do []*syntax.Stmt, entry *state, sc scope) (*state, error) {
+	first := entry.clone()
+	if err := r.stmts(do, first, sc); err != nil {
+		return nil, err
+	}
+	second := entry.clone()
+	merge(second, entry.clone(), first)
+	if err := r.stmts(do, second, sc); err != nil {
+		return nil, err
+	}
+	end := entry.clone()
+	merge(end, first, second)
+	return end, nil
 }
 
 // commonPattern is a pattern every item matches: one item's own pattern,
@@ -1474,6 +1541,9 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 	if err := r.recordAssign(name, val, dyn, st, sc, cmd, env); err != nil {
 		return err
 	}
+	if dyn && env == nil && as.Index == nil && as.Array == nil && !as.Append && arithOnly(as.Value) {
+		st.setNum(name) // n=$((n+1)): a number, whatever it is
+	}
 	if elems != nil {
 		if st.arrays == nil {
 			st.arrays = map[string][]string{}
@@ -1483,6 +1553,20 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 		delete(st.wild, name)
 	}
 	return nil
+}
+
+// arithOnly says whether w is nothing but arithmetic expansions: its value
+// is a decimal integer.
+func arithOnly(w *syntax.Word) bool {
+	if w == nil || len(w.Parts) == 0 {
+		return false
+	}
+	for _, p := range w.Parts {
+		if _, ok := p.(*syntax.ArithmExp); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // staticElem says whether an array element's word is one value known as
@@ -3106,6 +3190,7 @@ func (r *run) arithAssigns(n syntax.Node, st *state) {
 				if w, ok := x.X.(*syntax.Word); ok {
 					if name := w.Lit(); name != "" {
 						st.forget(name)
+						st.setNum(name)
 					}
 				}
 			}
@@ -3113,11 +3198,12 @@ func (r *run) arithAssigns(n syntax.Node, st *state) {
 			if w, ok := x.X.(*syntax.Word); ok {
 				if name := w.Lit(); name != "" && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
 					st.forget(name)
+					st.setNum(name)
 				}
 			}
 		case *syntax.Word:
 			if name := x.Lit(); name != "" {
-				if st.wild[name] {
+				if st.wild[name] && !st.nums[name] {
 					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "arithmetic on " + name + ", which holds input", Cmd: -1})
 				}
 				if v, ok := st.vars[name]; ok && strings.ContainsAny(v, "$`[") {

@@ -319,6 +319,15 @@ func (s *state) setWild(name string) {
 	delete(s.arrays, name)
 }
 
+// setWildOnly marks name wild, leaving its value maps as they are (the
+// caller has cleared them).
+func (s *state) setWildOnly(name string) {
+	if s.wild == nil {
+		s.wild = map[string]bool{}
+	}
+	s.wild[name] = true
+}
+
 // setNum records that name, whose value is not known, holds a decimal
 // integer (the result of arithmetic).
 func (s *state) setNum(name string) {
@@ -1296,21 +1305,27 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 	return nil
 }
 
-// callFunction walks the body of a function the script declared once more
-// for a call whose arguments are all known, with $1 … $@ bound to them: a
-// body that passes "$@" on (g() { grep "$@"; }; g -r x .) is judged with
-// what it is given. The walk at the declaration, with the parameters
-// unknown, stands as well; what the call changes in the caller's state is
-// not carried over (the declaration made it unknown already).
+// callFunction walks the body of a function the script declared once more,
+// at each call, with $1 … $@ bound to the arguments when they are all known
+// (a body that passes "$@" on, g() { grep "$@"; }; g -r x ., is judged with
+// what it is given). What the call changes is carried into the caller's
+// state st (g(){ x=~; }; x=src; g; rm -rf "$x"), but for the variables the
+// body makes its own (local). A call nested deeper than the analysis
+// follows is unanalysable.
 func (r *run) callFunction(idx int, name string, args []field, st *state, sc scope, in stdin) error {
 	body, ok := r.funcs[name]
-	if !ok || r.funcDepth >= 3 || r.funcWalks >= 64 {
+	if !ok {
 		return nil
 	}
-	params := make([]string, 0, len(args))
+	if r.funcDepth >= 3 || r.funcWalks >= 64 {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + ": a function call nested deeper than the analysis follows", Cmd: idx})
+		return nil
+	}
+	var params []string
 	for _, a := range args {
 		if a.dynamic || a.glob {
-			return nil
+			params = nil
+			break
 		}
 		params = append(params, a.text)
 	}
@@ -1319,6 +1334,10 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 	defer func() { r.funcDepth-- }()
 	call := st.clone()
 	call.params = params
+	if params == nil && len(args) > 0 {
+		// arguments known only at run time: $1 … $@ are unknown
+		call.params = nil
+	}
 	inner := sc.with("function")
 	inner.fn = name
 	inner.fnIdx = -1
@@ -1327,7 +1346,69 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 			inner.fnIdx = i
 		}
 	}
-	return r.stmt(body, call, inner, in)
+	if err := r.stmt(body, call, inner, in); err != nil {
+		return err
+	}
+	// local, declare and typeset in the body make the function's own
+	// variables: the caller's are as they were
+	for _, n := range localNames(body) {
+		restore := func(has bool, put, drop func()) {
+			if has {
+				put()
+			} else {
+				drop()
+			}
+		}
+		v, ok := st.vars[n]
+		restore(ok, func() { call.vars[n] = v }, func() { delete(call.vars, n) })
+		arr, ok := st.arrays[n]
+		restore(ok, func() {
+			if call.arrays == nil {
+				call.arrays = map[string][]string{}
+			}
+			call.arrays[n] = arr
+		}, func() { delete(call.arrays, n) })
+		restore(st.wild[n], func() { call.setWildOnly(n) }, func() { delete(call.wild, n) })
+		restore(st.nums[n], func() { call.setNum(n) }, func() { delete(call.nums, n) })
+	}
+	// the call ran: the caller goes on in the state it left
+	params, failed := st.params, st.failed
+	*st = *call
+	st.params, st.failed = params, failed
+	return nil
+}
+
+// localNames are the variables a function body makes its own (local,
+// declare and typeset without -g), outside functions declared inside it.
+func localNames(body *syntax.Stmt) []string {
+	var out []string
+	syntax.Walk(body, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.DeclClause:
+			switch x.Variant.Value {
+			case "local", "declare", "typeset":
+			default:
+				return true
+			}
+			global := false
+			for _, as := range x.Args {
+				if as.Name == nil && as.Value != nil && strings.HasPrefix(as.Value.Lit(), "-") && strings.ContainsRune(as.Value.Lit(), 'g') {
+					global = true
+				}
+			}
+			if !global {
+				for _, as := range x.Args {
+					if as.Name != nil {
+						out = append(out, as.Name.Value)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
 }
 
 func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {

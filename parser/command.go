@@ -676,7 +676,7 @@ func shellQuote(s string) string {
 // state (changed by cd); local carries the command's own cwd.
 func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc scope, in stdin) (*string, error) {
 	args := argv[1:]
-	if err := r.callFunction(idx, name, args, local, sc, in); err != nil {
+	if err := r.callFunction(idx, name, args, st, sc, in); err != nil {
 		return nil, err
 	}
 	if tree, hidden := readsTree(name, args); tree {

@@ -1101,11 +1101,19 @@ func (r *run) pipeline(c *syntax.BinaryCmd, st *state, sc scope, in stdin) (*str
 	names := make([]string, 0, len(elems))
 	cur := in
 	var out *string
-	for _, e := range elems {
+	for i, e := range elems {
 		before := len(r.facts.Commands)
-		o, err := r.stmtOut(e, st.clone(), inner, cur)
+		// each part runs in a subshell; with shopt -s lastpipe (or shell
+		// options not known) the last one may run in the shell itself,
+		// and what it assigns holds after (echo | x=~)
+		es := st.clone()
+		last := i == len(elems)-1 && (r.shopts["lastpipe"] || r.globOpts)
+		o, err := r.stmtOut(e, es, inner, cur)
 		if err != nil {
 			return nil, err
+		}
+		if last {
+			merge(st, st.clone(), es)
 		}
 		name := ""
 		if len(r.facts.Commands) > before {

@@ -774,14 +774,37 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 	case "set":
-		// set -- $(cmd): $1, $@ could be any absolute path
-		for _, a := range args {
-			if a.leadOpen {
+		// set -- A B, set A B: the positional parameters from here on
+		for k := 0; k < len(args); k++ {
+			a := args[k]
+			t := a.text
+			if !a.dynamic && (t == "-o" || t == "+o") {
+				k++ // set -o pipefail: an option's name
+				continue
+			}
+			if !a.dynamic && (strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+")) && t != "--" && t != "-" {
+				continue
+			}
+			rest := args[k:]
+			if t == "--" || t == "-" {
+				rest = args[k+1:]
+			}
+			params := make([]string, 0, len(rest))
+			for _, p := range rest {
+				if p.dynamic || p.glob {
+					params = nil
+					break
+				}
+				params = append(params, p.text)
+			}
+			if params == nil && len(rest) > 0 {
+				// set -- $(cmd): $1, $@ could be any absolute path
 				for _, n := range []string{"@", "*", "1", "2", "3", "4", "5", "6", "7", "8", "9"} {
 					r.markOpen(n)
 				}
-				break
 			}
+			st.params = params
+			break
 		}
 	case "compgen":
 		// compgen -C COMMAND runs it, -F FUNCTION calls it, and -W's word
@@ -4890,7 +4913,7 @@ func whole(names []string, isWhole bool) []string {
 // what globs match.
 func (r *run) setShopt(name string) {
 	switch name {
-	case "globstar", "dotglob", "nocaseglob", "nocasematch":
+	case "globstar", "dotglob", "nocaseglob", "nocasematch", "lastpipe":
 		if r.shopts == nil {
 			r.shopts = map[string]bool{}
 		}

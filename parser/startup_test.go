@@ -24,3 +24,20 @@ func TestPlainHandler(t *testing.T) {
 		}
 	}
 }
+
+func TestSetPositional(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{})
+	for src, want := range map[string]string{
+		`set -- a b; cat "$2"`:                  "b",
+		`set -euo pipefail; set -- x; cat "$1"`: "x",
+		`IFS=/; set -- src main.go; cat "$*"`:   "src/main.go",
+		`set -o pipefail a; cat "$1"`:           "a",
+	} {
+		f := a.Analyze(src, Options{Workspace: ws, Home: home})
+		c := f.Commands[len(f.Commands)-1]
+		if got := c.Argv[len(c.Argv)-1]; got != want {
+			t.Errorf("%s: cat %q, want %q", src, got, want)
+		}
+	}
+}

@@ -154,6 +154,12 @@ type run struct {
 	globOver  int // directory reads refused for the budget: mvdan/sh drops some of those errors
 	// links made by the script (ln -s) that do not exist yet: link → target
 	links map[string]string
+	// moved: entries a mv took away (mv src x): no longer what the disk
+	// shows there
+	moved map[string]bool
+	// overDisk: entries where a link now stands over what the disk shows
+	// (overDiskAt)
+	overDisk map[string]bool
 	// assoc: names declared associative arrays (declare -A); their
 	// elements are not followed
 	assoc map[string]bool

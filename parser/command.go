@@ -1388,6 +1388,17 @@ func (r *run) ln(idx int, args []field, st *state) error {
 	}
 	for _, p := range pairs {
 		lp := r.addPath(p.link, st, "write", idx, "ln")
+		if !symbolic && !p.target.dynamic && !p.link.dynamic && r.linkAt(st, p.target) && st.cwd != "" {
+			// ln a/k k: a hard link to the symbolic link itself (GNU ln
+			// does not follow it), read from its new place
+			abs := func(t string) string {
+				if strings.HasPrefix(t, "/") {
+					return t
+				}
+				return st.cwd + "/" + t
+			}
+			r.carryLinks(r.entry(abs(p.target.text)), r.entry(abs(p.link.text)), false)
+		}
 		tst := st
 		if symbolic && !relative && !strings.HasPrefix(p.target.text, "/") && !strings.HasPrefix(p.target.text, "~") {
 			// a relative target is relative to the link's directory (ln
@@ -1441,7 +1452,8 @@ func (r *run) isDir(st *state, f field) bool {
 	}
 	real, exists, _ := r.resolve(p)
 	if !exists {
-		return false
+		// a/.. with a not made yet: the directory a is in
+		real = path.Clean(p)
 	}
 	fi, err := os.Stat(real)
 	return err == nil && fi.IsDir()
@@ -2341,6 +2353,7 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 				r.addPath(o, local, "delete", idx, "git")
 			}
 			r.addPath(ops[len(ops)-1], local, "write", idx, "git")
+			defer r.cpLinks(ops, local, true) // and the links it moves
 		}
 		// operands are refs, messages, pathspecs and option values; secrets
 		// named by path are caught by operands' safety net
@@ -4674,6 +4687,7 @@ func (r *run) entryLinks(idx int, name string, st *state) {
 // where it lands, not from where it was made: ln -s ../home a/k points into
 // the workspace, a/k moved to ./k points out of it.
 func (r *run) cpLinks(args []field, st *state, move bool) {
+	args = expandArgs(args, cpMvLongs...)
 	makes, keeps, derefs := false, move, false
 	var ops []field
 	targetDir := ""
@@ -4681,8 +4695,16 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 		a := args[k]
 		t := a.text
 		switch {
+		case a.dynamic && !strings.HasPrefix(t, "-") && len(r.links) > 0:
+			// find … -exec mv {} .: which of the links the script made
+			// lands where is known only when it runs
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "moves or copies " + t + ", with links the script made", Cmd: -1})
+			return
 		case a.dynamic:
 			return // which files: known only when it runs
+		case t == "--":
+			ops = append(ops, args[k+1:]...)
+			k = len(args)
 		case t == "-t" || t == "--target-directory":
 			if k+1 < len(args) {
 				k++
@@ -4693,6 +4715,8 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 			}
 		case strings.HasPrefix(t, "--target-directory="):
 			targetDir = strings.TrimPrefix(t, "--target-directory=")
+		case t == "-S" || t == "--suffix":
+			k++ // the backup suffix
 		case t == "--symbolic-link":
 			makes = true
 		case t == "--no-dereference" || t == "--archive" || t == "--recursive" || strings.HasPrefix(t, "--preserve=") && strings.Contains(t, "links"):
@@ -4701,18 +4725,23 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 			derefs = true
 		case strings.HasPrefix(t, "--"):
 		case strings.HasPrefix(t, "-") && len(t) > 1:
-			if !move {
-				makes = makes || strings.ContainsRune(t, 's')
-				keeps = keeps || strings.ContainsAny(t, "dParR")
-				derefs = derefs || strings.ContainsAny(t, "LH")
-			}
-			if i := strings.IndexByte(t, 't'); i > 0 {
-				if i+1 < len(t) {
-					targetDir = t[i+1:]
-				} else if k+1 < len(args) {
+			letters := t[1:]
+			if i := strings.IndexAny(letters, "tS"); i >= 0 {
+				// -t DIR, -S SUFFIX: the rest of the word or the next one
+				v := letters[i+1:]
+				if v == "" && k+1 < len(args) {
 					k++
-					targetDir = args[k].text
+					v = args[k].text
 				}
+				if letters[i] == 't' {
+					targetDir = v
+				}
+				letters = letters[:i]
+			}
+			if !move {
+				makes = makes || strings.ContainsRune(letters, 's')
+				keeps = keeps || strings.ContainsAny(letters, "dParR")
+				derefs = derefs || strings.ContainsAny(letters, "LH")
 			}
 		default:
 			ops = append(ops, a)
@@ -4737,63 +4766,122 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 			return
 		}
 		srcs, dst = ops[:len(ops)-1], ops[len(ops)-1].text
-		intoDir = len(ops) > 2 || strings.HasSuffix(dst, "/") || r.isDir(st, ops[len(ops)-1])
+		intoDir = len(ops) > 2 || strings.HasSuffix(dst, "/") || (r.isDir(st, ops[len(ops)-1]) || r.resolvesToDir(abs(dst))) && !r.moved[r.entry(abs(dst))]
 	}
-	// entry: where a path's last component lies, the link itself when it
-	// is one
-	entry := func(p string) string {
-		p = strings.TrimRight(p, "/")
-		dir, _, _ := r.resolve(path.Dir(p))
-		return strings.TrimRight(dir, "/") + "/" + path.Base(p)
+	// a glob that matched nothing on disk may match links the script made
+	// (mv a/* .)
+	var expanded []string
+	for _, src := range srcs {
+		pattern := src.text
+		if hasGlobMeta(src.pattern) {
+			pattern = src.pattern // an entry a lister printed: a/{} is a/*
+		}
+		if src.glob || hasGlobMeta(pattern) {
+			dir := r.entry(abs(path.Dir(pattern)))
+			pat := path.Base(pattern)
+			for _, l := range slices.Sorted(maps.Keys(r.links)) {
+				if ok, _ := path.Match(pat, path.Base(l)); ok && path.Dir(l) == dir {
+					expanded = append(expanded, l)
+				}
+			}
+		}
+		expanded = append(expanded, abs(src.text))
 	}
 	if r.links == nil {
 		r.links = map[string]string{}
 	}
-	for _, src := range srcs {
+	for _, from0 := range expanded {
 		link := abs(dst)
 		if intoDir {
-			link = strings.TrimRight(link, "/") + "/" + base(src.text)
+			link = strings.TrimRight(link, "/") + "/" + path.Base(strings.TrimRight(from0, "/"))
 		}
-		link = entry(link)
-		from := entry(abs(src.text))
+		link = r.entry(link)
+		from := r.entry(from0)
 		if makes {
-			if target, _, _ := r.resolve(abs(src.text)); target != "" {
+			if target, _, _ := r.resolve(from0); target != "" {
 				r.links[link] = target
 			}
 			continue
 		}
-		moved := map[string]string{} // old link → new link
-		if r.isLink(from) {
-			moved[from] = link
+		r.carryLinks(from, link, move)
+	}
+}
+
+// cpMvLongs are the long options of cp and mv, for expandLong.
+var cpMvLongs = strings.Fields(`--archive --attributes-only --backup --copy-contents --debug --dereference --exchange
+--force --interactive --link --no-clobber --no-copy --no-dereference --no-preserve --no-target-directory --one-file-system
+--parents --preserve --recursive --reflink --remove-destination --sparse --strip-trailing-slashes --suffix
+--symbolic-link --target-directory --update --verbose --context --keep-directory-symlink`)
+
+// resolvesToDir says whether p, resolved as the analysis resolves paths
+// (a/.. with a made by the script), is a directory on disk.
+func (r *run) resolvesToDir(p string) bool {
+	real, exists, _ := r.resolve(p)
+	if !exists {
+		// a/.. with a not made yet: the directory a is in
+		real = path.Clean(p)
+	}
+	fi, err := os.Stat(real)
+	return err == nil && fi.IsDir()
+}
+
+// entry is where a path's last component lies, the link itself when it is
+// one: its directory resolved, the component not followed.
+func (r *run) entry(p string) string {
+	p = strings.TrimRight(p, "/")
+	dir, _, _ := r.resolve(path.Dir(p))
+	return strings.TrimRight(dir, "/") + "/" + path.Base(p)
+}
+
+// carryLinks records what moving (move) or copying the entry from to the
+// entry to does to symbolic links: from itself when it is one, and the
+// links below it (the script's, and those on disk below a directory), each
+// read again from its new place. A moved entry is gone from where it was.
+func (r *run) carryLinks(from, to string, move bool) {
+	moved := map[string]string{} // old link → new link
+	if r.isLink(from) {
+		moved[from] = to
+	}
+	for l := range r.links {
+		if under(l, from) && l != from {
+			moved[l] = to + l[len(from):]
 		}
-		for l := range r.links {
-			if under(l, from) && l != from {
-				moved[l] = link + l[len(from):]
-			}
+	}
+	// and the links on disk below a directory moved or copied (made by an
+	// earlier call: mkdir -p a/b; ln -s ../../x a/b/k, then mv a/b z)
+	budget := movedLinksBudget
+	diskLinksUnder(from, &budget, func(l string) { moved[l] = to + l[len(from):] })
+	for old, nl := range moved {
+		text := r.linkText(old)
+		if text == "" {
+			continue
 		}
-		// and the links on disk below a directory moved or copied (made
-		// by an earlier call: mkdir -p a/b; ln -s ../../x a/b/k, then
-		// mv a/b z)
-		budget := movedLinksBudget
-		diskLinksUnder(from, &budget, func(l string) { moved[l] = link + l[len(from):] })
-		for old, nl := range moved {
-			text := r.linkText(old)
-			if text == "" {
-				continue
-			}
-			if !strings.HasPrefix(text, "/") {
-				text = path.Dir(nl) + "/" + text
-			}
-			target, _, _ := r.resolve(path.Clean(text))
-			if move {
-				delete(r.links, old)
-			}
-			r.links[nl] = target
-			if r.linkTexts == nil {
-				r.linkTexts = map[string]string{}
-			}
-			r.linkTexts[nl] = r.linkText(old)
+		if !strings.HasPrefix(text, "/") {
+			text = path.Dir(nl) + "/" + text
 		}
+		target, _, _ := r.resolve(path.Clean(text))
+		if move {
+			delete(r.links, old)
+		}
+		r.links[nl] = target
+		if r.linkTexts == nil {
+			r.linkTexts = map[string]string{}
+		}
+		r.linkTexts[nl] = r.linkText(old)
+		if _, err := os.Lstat(nl); err == nil && r.moved[nl] {
+			// the disk still shows what was moved away from there
+			if r.overDisk == nil {
+				r.overDisk = map[string]bool{}
+			}
+			r.overDisk[nl] = true
+		}
+	}
+	if move {
+		if r.moved == nil {
+			r.moved = map[string]bool{}
+		}
+		r.moved[from] = true
+		delete(r.moved, to)
 	}
 }
 

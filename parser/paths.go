@@ -162,7 +162,7 @@ func (r *run) classifyPath(f field, st *state, access string, cmd int, name stri
 		}
 		p.Real, p.Exists = real, exists
 		p.Zone = r.cls.zone(real)
-		if !exists {
+		if !exists || r.overDiskAt(real) {
 			if t, ok := r.throughLinks(real); ok {
 				real, exists, loop = r.resolve(t)
 				p.Real, p.Exists = real, exists
@@ -251,6 +251,18 @@ func (r *run) tilde(s string) string {
 		return home
 	}
 	return home + "/" + rest
+}
+
+// overDiskAt says whether real lies at or below an entry where the script
+// put a link over what the disk still shows (mv src x; mv a/k src): there
+// the link counts, not the disk.
+func (r *run) overDiskAt(real string) bool {
+	for e := range r.overDisk {
+		if real == e || strings.HasPrefix(real, e+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // throughLinks rewrites a path that runs through a symbolic link the script

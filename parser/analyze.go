@@ -154,6 +154,8 @@ type run struct {
 	globOver  int // directory reads refused for the budget: mvdan/sh drops some of those errors
 	// links made by the script (ln -s) that do not exist yet: link → target
 	links map[string]string
+	// login: commands started as a login shell is (exec -l)
+	login map[int]bool
 	// moved: entries a mv took away (mv src x): no longer what the disk
 	// shows there
 	moved map[string]bool
@@ -1536,6 +1538,19 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 						}
 					}
 				}
+			}
+			continue
+		}
+		if as.Naked && variant != "local" {
+			// export NAME, readonly NAME, declare NAME: the value stays,
+			// and is judged as if assigned here (export LD_PRELOAD)
+			name := as.Name.Value
+			v, known := st.vars[name]
+			if _, arr := st.arrays[name]; arr || !known && !st.wild[name] {
+				continue // an array, or the environment's own value
+			}
+			if err := r.recordAssign(name, v, !known, st, sc, -1, nil); err != nil {
+				return err
 			}
 			continue
 		}

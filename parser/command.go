@@ -368,6 +368,26 @@ func (r *run) unwrap(name string, ws wspec, argv []field, st *state, sc scope, i
 	if name == "nice" && len(argv) > 1 && len(argv[1].text) > 1 && argv[1].text[0] == '-' && isDigits(argv[1].text[1:]) {
 		i = 2
 	}
+	if name == "exec" {
+		// exec -l, exec -a -NAME: the command starts as a login shell
+		// would (argv[0] begins with -), reading the start-up files of
+		// HOME
+		for k := 1; k < len(argv); k++ {
+			t := argv[k].text
+			if argv[k].dynamic || !strings.HasPrefix(t, "-") || t == "--" {
+				break
+			}
+			if strings.ContainsRune(t, 'l') {
+				r.markLogin(idx)
+			}
+			if strings.HasSuffix(t, "a") && k+1 < len(argv) {
+				if strings.HasPrefix(argv[k+1].text, "-") || argv[k+1].dynamic {
+					r.markLogin(idx)
+				}
+				k++
+			}
+		}
+	}
 	for i < len(argv) {
 		a := argv[i]
 		t := a.text
@@ -676,6 +696,17 @@ func shellQuote(s string) string {
 // state (changed by cd); local carries the command's own cwd.
 func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc scope, in stdin) (*string, error) {
 	args := argv[1:]
+	if !r.a.shells[name] {
+		// BASH_ENV=e find … -exec bash -c : \; — a shell the command
+		// starts runs the start-up file first
+		for _, v := range []string{"BASH_ENV", "ENV"} {
+			if val, ok := r.commandEnv(idx, v); ok && val != "" {
+				if err := r.startupFile(idx, name, v+"="+val, r.word(val), st, sc, stdin{kind: "pipe"}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	if err := r.callFunction(idx, name, args, st, sc, in); err != nil {
 		return nil, err
 	}
@@ -1597,6 +1628,7 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 			}
 		}
 	}
+	startsInteractive = r.login[idx]
 	defer func() {
 		if startsInteractive {
 			r.startupHome(idx, name, st)
@@ -1659,7 +1691,7 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: kind, Text: s.text, Cmd: idx})
 			return nil
 		}
-		if err := r.nested(s.text, st, sc, "nested-shell"); err != nil {
+		if err := r.nested(s.text, r.childState(idx, st), sc, "nested-shell"); err != nil {
 			return err
 		}
 		r.guessRest(idx, name, args[i+1:], st)
@@ -1722,6 +1754,27 @@ func (r *run) startupHome(idx int, name string, st *state) {
 	if ok && (home != r.opts.Home || r.opts.Home == "") {
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " reads its start-up files from HOME=" + home, Cmd: idx})
 	}
+}
+
+// childState is the state a shell started by command idx begins in: the
+// command's own assignments are in its environment (HOME=. bash -c '…').
+func (r *run) childState(idx int, st *state) *state {
+	if idx < 0 || idx >= len(r.facts.Commands) || len(r.facts.Commands[idx].Env) == 0 {
+		return st
+	}
+	child := st.clone()
+	for k, v := range r.facts.Commands[idx].Env {
+		child.setScalar(k, v)
+	}
+	return child
+}
+
+// markLogin records that command idx starts as a login shell does.
+func (r *run) markLogin(idx int) {
+	if r.login == nil {
+		r.login = map[int]bool{}
+	}
+	r.login[idx] = true
 }
 
 // commandEnv is the value command idx's own assignments give name.

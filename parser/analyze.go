@@ -1599,17 +1599,27 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 	if as.Array != nil {
 		elems = []string{}
 		for _, el := range as.Array.Elems {
-			v, ok := "", el.Index == nil && el.Value != nil && staticElem(el.Value)
+			// each element word expands as a command's word does: split,
+			// globbed, brace-expanded ("$@", src/*.py, {a,b})
+			ok := el.Index == nil && el.Value != nil && !hasCmdSubst(el.Value)
+			var fs []field
 			if ok {
-				var f field
-				f, ok = r.single(st, sc, el.Value)
-				v = f.text
+				fs = r.fields(st, sc, el.Value)
+			}
+			for _, f := range fs {
+				// a glob that matched nothing now may match what the
+				// script makes before it runs
+				if f.dynamic || f.proc || f.glob {
+					ok = false
+				}
 			}
 			if !ok {
 				elems = nil
 				break
 			}
-			elems = append(elems, v)
+			for _, f := range fs {
+				elems = append(elems, f.text)
+			}
 		}
 		for _, el := range as.Array.Elems {
 			if el.Index != nil {
@@ -1673,32 +1683,6 @@ func arithOnly(w *syntax.Word) bool {
 	}
 	for _, p := range w.Parts {
 		if _, ok := p.(*syntax.ArithmExp); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// staticElem says whether an array element's word is one value known as
-// written: quoted text and parameters, unquoted text with nothing bash
-// would split, glob or brace-expand (a=($x), a=(*.go), a=({a,b}) are not).
-func staticElem(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			if strings.ContainsAny(x.Value, "*?[{") {
-				return false
-			}
-		case *syntax.SglQuoted:
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				switch q.(type) {
-				case *syntax.Lit, *syntax.ParamExp:
-				default:
-					return false
-				}
-			}
-		default:
 			return false
 		}
 	}

@@ -41,6 +41,7 @@ func TestArrays(t *testing.T) {
 	for _, src := range []string{
 		`x=(a); if true; then x=(/etc/shadow); fi; cat "${x[0]}"`,
 		`x=(*.txt); cat "${x[@]}"`,
+		`ln -s ~/.ssh/id_rsa k.txt; x=(*.txt); cat "${x[@]}"`,
 		`x=($y); cat "${x[@]}"`,
 		`x=(a); x[1]=/etc/shadow; cat "${x[1]}"`,
 		`x=(a); read i; cat "${x[i]}"`,

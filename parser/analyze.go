@@ -358,7 +358,11 @@ func (s *state) setScalar(name, v string) {
 	}
 	if arr, ok := s.arrays[name]; ok {
 		arr = slices.Clone(arr)
-		arr[0] = v
+		if len(arr) == 0 {
+			arr = []string{v} // a=(); a=x: a=(x)
+		} else {
+			arr[0] = v
+		}
 		s.arrays[name] = arr
 		return
 	}

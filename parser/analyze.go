@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -370,53 +371,14 @@ func (s *state) setScalar(name, v string) {
 }
 
 func (s *state) clone() *state {
-	n := &state{cwd: s.cwd, cwdReal: s.cwdReal, vars: make(map[string]string, len(s.vars)), dirs: append([]string(nil), s.dirs...)}
-	for k, v := range s.vars {
-		n.vars[k] = v
+	n := &state{cwd: s.cwd, cwdReal: s.cwdReal, vars: maps.Clone(s.vars), dirs: append([]string(nil), s.dirs...)}
+	if n.vars == nil {
+		n.vars = map[string]string{}
 	}
-	if len(s.arrays) > 0 {
-		n.arrays = make(map[string][]string, len(s.arrays))
-		for k, v := range s.arrays {
-			n.arrays[k] = v
-		}
-	}
-	if len(s.nums) > 0 {
-		n.nums = make(map[string]bool, len(s.nums))
-		for k := range s.nums {
-			n.nums[k] = true
-		}
-	}
-	if len(s.refs) > 0 {
-		n.refs = make(map[string]string, len(s.refs))
-		for k, v := range s.refs {
-			n.refs[k] = v
-		}
-	}
-	if len(s.aliases) > 0 {
-		n.aliases = make(map[string]string, len(s.aliases))
-		for k, v := range s.aliases {
-			n.aliases[k] = v
-		}
-	}
-	if len(s.wild) > 0 {
-		n.wild = make(map[string]bool, len(s.wild))
-		for k := range s.wild {
-			n.wild[k] = true
-		}
-	}
+	// the arrays' slices are shared: never changed in place (setScalar)
+	n.arrays, n.nums, n.refs = maps.Clone(s.arrays), maps.Clone(s.nums), maps.Clone(s.refs)
+	n.aliases, n.wild, n.gone, n.entries = maps.Clone(s.aliases), maps.Clone(s.wild), maps.Clone(s.gone), maps.Clone(s.entries)
 	n.params, n.noEnv = s.params, s.noEnv
-	if len(s.gone) > 0 {
-		n.gone = make(map[string]bool, len(s.gone))
-		for k := range s.gone {
-			n.gone[k] = true
-		}
-	}
-	if len(s.entries) > 0 {
-		n.entries = make(map[string]entryVar, len(s.entries))
-		for k, v := range s.entries {
-			n.entries[k] = v
-		}
-	}
 	return n
 }
 

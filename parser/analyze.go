@@ -155,6 +155,9 @@ type run struct {
 	globOver  int // directory reads refused for the budget: mvdan/sh drops some of those errors
 	// links made by the script (ln -s) that do not exist yet: link → target
 	links map[string]string
+	// exits: for each function call and loop being walked (innermost
+	// last), the states a return, break or continue left it in
+	exits []*exitFrame
 	// login: commands started as a login shell is (exec -l)
 	login map[int]bool
 	// moved: entries a mv took away (mv src x): no longer what the disk
@@ -656,6 +659,9 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 		if sc.fn != "" {
 			sc.forky = true
 		}
+		// a job runs in a subshell: what it assigns, cds or declares
+		// stays there (x=src & — x is what it was)
+		st = st.clone()
 	}
 	// Redirections first: they are the statement's stdin and output files.
 	pathStart, redirStart := len(r.facts.Paths), len(r.facts.Redirects)
@@ -962,7 +968,10 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 			if items, known := r.inputItems(in, true); known && len(items) <= maxFeedItems {
 				for _, it := range items {
 					r.assignRead(st, names, it)
-					if err := r.stmts(c.Do, st, sc); err != nil {
+					done := r.frame(false)
+					err := r.stmts(c.Do, st, sc)
+					done(st)
+					if err != nil {
 						return nil, err
 					}
 				}
@@ -1030,8 +1039,9 @@ func (r *run) command(cmd syntax.Command, st *state, sc scope, in stdin) (*strin
 		if c.Stmt == nil {
 			return nil, nil
 		}
-		// a coprocess reads what the script later writes to it
-		return nil, r.stmt(c.Stmt, st, sc.with("background"), stdin{kind: "pipe"})
+		// a coprocess reads what the script later writes to it; it runs
+		// in a subshell
+		return nil, r.stmt(c.Stmt, st.clone(), sc.with("background"), stdin{kind: "pipe"})
 	case *syntax.TestDecl:
 		if c.Body == nil {
 			return nil, nil
@@ -1130,7 +1140,10 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 			}
 			for _, it := range items {
 				st.setScalar(name, it.text)
-				if err := r.stmts(c.Do, st, sc); err != nil {
+				done := r.frame(false)
+				err := r.stmts(c.Do, st, sc)
+				done(st) // a break or continue left the pass early
+				if err != nil {
 					return err
 				}
 			}
@@ -1188,6 +1201,48 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 	return r.stop(CodeUnsupported, "unsupported loop %T", c.Loop)
 }
 
+// exitFrame collects the states in which a function (fn) or a loop is
+// left early: return, break, continue.
+type exitFrame struct {
+	fn     bool
+	states []*state
+}
+
+// leave records, for return (fn) or break/continue, the state st the
+// innermost function or loop is left in.
+func (r *run) leave(st *state, fn bool, levels int) {
+	var outer *exitFrame // the outermost loop seen: break 9 leaves it
+	for i := len(r.exits) - 1; i >= 0; i-- {
+		f := r.exits[i]
+		if f.fn == fn {
+			outer = f
+			if levels--; levels > 0 {
+				continue // break 2: the loop around this one
+			}
+			break
+		}
+		if f.fn {
+			break // no loop of this function further out
+		}
+	}
+	if outer != nil {
+		outer.states = append(outer.states, st.clone())
+	}
+}
+
+// frame pushes an exit frame; done pops it and merges the states it
+// collected into end (the frame's normal end).
+func (r *run) frame(fn bool) (done func(end *state)) {
+	f := &exitFrame{fn: fn}
+	r.exits = append(r.exits, f)
+	return func(end *state) {
+		r.exits = r.exits[:len(r.exits)-1]
+		if len(f.states) > 0 {
+			merge(end, append([]*state{end.clone()}, f.states...)...)
+		}
+	}
+}
+
 // loopBody walks a loop body that runs any number of times, from entry:
 // once as the first pass sees it, then once more from the merge of entry
 // with what that pass left, so that a value assigned late in a pass counts
@@ -1196,15 +1251,21 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 // stays wild, so a third pass would see nothing new. It returns the merge
 // of both passes' ends.
 func (r *run) loopBody(do []*syntax.Stmt, entry *state, sc scope) (*state, error) {
+	done := r.frame(false)
 	first := entry.clone()
 	if err := r.stmts(do, first, sc); err != nil {
+		done(first)
 		return nil, err
 	}
+	done(first) // a break or continue: the pass ended there
+	done = r.frame(false)
 	second := entry.clone()
 	merge(second, entry.clone(), first)
 	if err := r.stmts(do, second, sc); err != nil {
+		done(second)
 		return nil, err
 	}
+	done(second)
 	end := entry.clone()
 	merge(end, first, second)
 	return end, nil
@@ -1328,12 +1389,23 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 			inner.fnIdx = i
 		}
 	}
-	if err := r.stmt(body, call, inner, in); err != nil {
+	done := r.frame(true)
+	err := r.stmt(body, call, inner, in)
+	done(call) // a return: the call ended there
+	if err != nil {
 		return err
 	}
 	// local, declare and typeset in the body make the function's own
 	// variables: the caller's are as they were
-	for _, n := range localNames(body) {
+	// a name declared local anywhere else may or may not be the
+	// caller's after the call (f(){ x=~; local x=1; }): not known
+	leading := localNames(body)
+	for _, n := range anyLocalNames(body) {
+		if !slices.Contains(leading, n) {
+			call.setWild(n)
+		}
+	}
+	for _, n := range leading {
 		restore := func(has bool, put, drop func()) {
 			if has {
 				put()
@@ -1360,27 +1432,16 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 	return nil
 }
 
-// localNames are the variables a function body makes its own (local,
-// declare and typeset without -g), outside functions declared inside it.
-func localNames(body *syntax.Stmt) []string {
+// anyLocalNames are the names any declaration in a function body (outside
+// functions declared in it) mentions.
+func anyLocalNames(body *syntax.Stmt) []string {
 	var out []string
 	syntax.Walk(body, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.FuncDecl:
 			return false
 		case *syntax.DeclClause:
-			switch x.Variant.Value {
-			case "local", "declare", "typeset":
-			default:
-				return true
-			}
-			global := false
-			for _, as := range x.Args {
-				if as.Name == nil && as.Value != nil && strings.HasPrefix(as.Value.Lit(), "-") && strings.ContainsRune(as.Value.Lit(), 'g') {
-					global = true
-				}
-			}
-			if !global {
+			if v := x.Variant.Value; v == "local" || v == "declare" || v == "typeset" {
 				for _, as := range x.Args {
 					if as.Name != nil {
 						out = append(out, as.Name.Value)
@@ -1390,6 +1451,41 @@ func localNames(body *syntax.Stmt) []string {
 		}
 		return true
 	})
+	return out
+}
+
+// localNames are the variables a function body surely makes its own: those
+// its leading declarations name (local, declare or typeset without -g, -p,
+// -f or -F, before any other statement of the body). A local declared
+// anywhere else may not run, or run after the name was set: the caller
+// then takes what the call left, which is the safe side.
+func localNames(body *syntax.Stmt) []string {
+	var out []string
+	list := []*syntax.Stmt{body}
+	if b, ok := body.Cmd.(*syntax.Block); ok {
+		list = b.Stmts
+	}
+	for _, s := range list {
+		d, ok := s.Cmd.(*syntax.DeclClause)
+		if !ok || s.Background || s.Coprocess || s.Negated || len(s.Redirs) > 0 {
+			break
+		}
+		switch d.Variant.Value {
+		case "local", "declare", "typeset":
+		default:
+			return out
+		}
+		for _, as := range d.Args {
+			if as.Name == nil && as.Value != nil && strings.HasPrefix(as.Value.Lit(), "-") && strings.ContainsAny(as.Value.Lit(), "gpfF") {
+				return out
+			}
+		}
+		for _, as := range d.Args {
+			if as.Name != nil {
+				out = append(out, as.Name.Value)
+			}
+		}
+	}
 	return out
 }
 
@@ -1417,15 +1513,27 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 	}
 	// -n (name reference), -l/-u/-c (case change), -i (arithmetic) make the
 	// stored value differ from the text assigned.
-	transforms, refs, assoc := false, false, false
+	transforms, refs, assoc, global := false, false, false, false
 	for _, as := range c.Args {
 		if as.Name == nil && as.Value != nil {
 			if f := as.Value.Lit(); strings.HasPrefix(f, "-") {
 				transforms = transforms || strings.ContainsAny(f, "nluci")
 				refs = refs || strings.ContainsRune(f, 'n')
 				assoc = assoc || strings.ContainsRune(f, 'A')
+				global = global || strings.ContainsRune(f, 'g')
 			}
 		}
+	}
+	if global {
+		// declare -g sets the global, which a local of a caller up the
+		// stack may hide: the name's value here is not known after
+		defer func() {
+			for _, as := range c.Args {
+				if as.Name != nil {
+					st.setWild(as.Name.Value)
+				}
+			}
+		}()
 	}
 	for _, as := range c.Args {
 		if as.Name == nil {

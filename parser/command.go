@@ -926,6 +926,20 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 		return nil, nil
+	case "return":
+		r.leave(st, true, 1)
+		return nil, nil
+	case "break", "continue":
+		levels := 1
+		if len(args) > 0 {
+			if n, err := strconv.Atoi(args[0].text); err == nil && n > 1 && !args[0].dynamic {
+				levels = n
+			} else if args[0].dynamic {
+				levels = 1 << 10 // break "$n": any loop around
+			}
+		}
+		r.leave(st, false, levels)
+		return nil, nil
 	case "trap":
 		if len(args) > 0 && args[0].text == "--" {
 			args = args[1:]

@@ -1201,6 +1201,15 @@ func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
 	return r.stop(CodeUnsupported, "unsupported loop %T", c.Loop)
 }
 
+// shadowedBuiltins are the builtins whose effect on the shell's state the
+// analysis applies (and bash's hook for a command not found): a function
+// of that name changes what a call does.
+var shadowedBuiltins = map[string]bool{"eval": true, "unset": true, "cd": true, "pushd": true, "popd": true, "export": true,
+	"declare": true, "typeset": true, "local": true, "readonly": true, "set": true, "shift": true, "read": true,
+	"mapfile": true, "readarray": true, "printf": true, "source": true, ".": true, "alias": true, "unalias": true,
+	"shopt": true, "trap": true, "hash": true, "enable": true, "builtin": true, "command": true, "exec": true,
+	"return": true, "break": true, "continue": true, "let": true, "getopts": true, "command_not_found_handle": true}
+
 // exitFrame collects the states in which a function (fn) or a loop is
 // left early: return, break, continue.
 type exitFrame struct {
@@ -1327,6 +1336,12 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 		return r.stop(CodeUnsupported, "a function without a name")
 	}
 	name := c.Name.Value
+	if shadowedBuiltins[name] {
+		// eval(){ :; }; eval x=src: the analysis applies the builtin's
+		// effect, bash runs the function instead; and bash calls
+		// command_not_found_handle for any command it cannot find
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "a function named " + name, Cmd: -1})
+	}
 	r.facts.Functions = append(r.facts.Functions, Function{Name: name})
 	inner := sc.with("function")
 	inner.fn = name

@@ -184,7 +184,17 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 					script += " " + shellQuote(f.text)
 				}
 			}
-			return nil, r.nestedIn(script, st, sc, "nested-shell", in)
+			// bash expands an alias only on lines read after the one that
+			// defined it, and only with expand_aliases: the word may as
+			// well run as the command it names. Both are walked, and the
+			// state after is either's.
+			aliased, plain := st.clone(), st.clone()
+			if err := r.nestedIn(script, aliased, sc, "nested-shell", in); err != nil {
+				return nil, err
+			}
+			_, err := r.simple(argv, plain, sc, in, map[string]string{}, append([]*syntax.Assign(nil), c.Assigns...), nil)
+			merge(st, aliased, plain)
+			return nil, err
 		}
 	}
 	env := map[string]string{}
@@ -911,6 +921,16 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			st.forget(k)
 		}
 		st.noEnv = true
+		return nil, nil
+	case "enable":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "-") && strings.ContainsAny(a.text, "nfd") || a.dynamic {
+				// enable -n declare: the name now runs a program or a
+				// function, not the builtin the analysis applies
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "enable " + a.text, Cmd: idx})
+				break
+			}
+		}
 		return nil, nil
 	case "alias":
 		for _, a := range args {

@@ -140,7 +140,10 @@ type run struct {
 	// funcs are the functions the script declares, for walking their
 	// bodies again at a call with the call's arguments; funcDepth and
 	// funcWalks bound that.
-	funcs map[string]*syntax.Stmt
+	// funcs: the bodies declared for each function name, every one (a
+	// redefinition in a subshell, a branch or another function may or may
+	// not be the one a call runs)
+	funcs map[string][]*syntax.Stmt
 	// madeDirs are directories the script creates with mkdir (absent
 	// before): a cwd there is a real directory once it runs, so ".."
 	// from it is lexical
@@ -1121,6 +1124,25 @@ func anyGlobWord(fs []field) bool {
 }
 
 func (r *run) forClause(c *syntax.ForClause, st *state, sc scope) error {
+	if l, ok := c.Loop.(*syntax.WordIter); ok && c.Select {
+		// select reads a choice from the input: the variable is one of
+		// the items or empty, and the body runs any number of times,
+		// none included
+		for _, w := range l.Items {
+			if err := r.substs(w, st, sc); err != nil {
+				return err
+			}
+		}
+		entry := st.clone()
+		entry.setWild(l.Name.Value)
+		entry.setWild("REPLY")
+		body, err := r.loopBody(c.Do, entry, sc)
+		if err != nil {
+			return err
+		}
+		merge(st, st.clone(), body)
+		return nil
+	}
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
 		for _, w := range l.Items {
@@ -1351,9 +1373,11 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 		return nil
 	}
 	if r.funcs == nil {
-		r.funcs = map[string]*syntax.Stmt{}
+		r.funcs = map[string][]*syntax.Stmt{}
 	}
-	r.funcs[name] = c.Body
+	if !slices.Contains(r.funcs[name], c.Body) {
+		r.funcs[name] = append(r.funcs[name], c.Body)
+	}
 	body := st.clone()
 	if err := r.stmt(c.Body, body, inner, stdin{}); err != nil {
 		return err
@@ -1371,7 +1395,7 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 // body makes its own (local). A call nested deeper than the analysis
 // follows is unanalysable.
 func (r *run) callFunction(idx int, name string, args []field, st *state, sc scope, in stdin) error {
-	body, ok := r.funcs[name]
+	bodies, ok := r.funcs[name]
 	if !ok {
 		return nil
 	}
@@ -1379,6 +1403,29 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + ": a function call nested deeper than the analysis follows", Cmd: idx})
 		return nil
 	}
+	// every body the name was given may be the one that runs
+	var ends []*state
+	for _, body := range bodies {
+		end, err := r.callBody(idx, name, body, args, st, sc, in)
+		if err != nil {
+			return err
+		}
+		ends = append(ends, end)
+	}
+	// the call ran: the caller goes on in the state it left
+	params, failed := st.params, st.failed
+	if len(ends) == 1 {
+		*st = *ends[0]
+	} else {
+		merge(st, ends...)
+	}
+	st.params, st.failed = params, failed
+	return nil
+}
+
+// callBody walks one body of a function for a call and returns the state
+// the caller goes on in.
+func (r *run) callBody(idx int, name string, body *syntax.Stmt, args []field, st *state, sc scope, in stdin) (*state, error) {
 	var params []string
 	for _, a := range args {
 		if a.dynamic || a.glob {
@@ -1408,7 +1455,7 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 	err := r.stmt(body, call, inner, in)
 	done(call) // a return: the call ended there
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// local, declare and typeset in the body make the function's own
 	// variables: the caller's are as they were
@@ -1440,11 +1487,7 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 		restore(st.wild[n], func() { call.setWildOnly(n) }, func() { delete(call.wild, n) })
 		restore(st.nums[n], func() { call.setNum(n) }, func() { delete(call.nums, n) })
 	}
-	// the call ran: the caller goes on in the state it left
-	params, failed := st.params, st.failed
-	*st = *call
-	st.params, st.failed = params, failed
-	return nil
+	return call, nil
 }
 
 // anyLocalNames are the names any declaration in a function body (outside

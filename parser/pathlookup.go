@@ -28,7 +28,7 @@ var systemBinDirs = optSet("/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/u
 // here, so the name could mean any program. A PATH the script did not set
 // (or a sourced file did) is the environment's, and names are left alone.
 func (r *run) pathProgram(name string, st *state, env map[string]string, cwd string) (prog string, unknown bool) {
-	if name == "" || strings.Contains(name, "/") || shellBuiltins[name] || r.funcs[name] != nil {
+	if name == "" || strings.Contains(name, "/") || shellBuiltins[name] || len(r.funcs[name]) > 0 {
 		return "", false
 	}
 	val, set := env["PATH"]

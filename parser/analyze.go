@@ -237,6 +237,9 @@ type state struct {
 	// nums are wild variables known to hold a decimal integer (a counter
 	// a loop carries from pass to pass): arithmetic on them runs nothing
 	nums map[string]bool
+	// ro are the read-only variables (readonly, declare -r): bash refuses
+	// any later assignment to them and goes on
+	ro map[string]bool
 	// refs are the name references (declare -n NAME=TARGET): what is
 	// assigned to NAME lands in TARGET ("" when not known)
 	refs map[string]string
@@ -272,7 +275,7 @@ type state struct {
 // forget drops what is known of a variable's value: it no longer has the
 // environment's value either.
 func (s *state) forget(name string) {
-	if s.throughRef(name) {
+	if s.readOnly(name) || s.throughRef(name) {
 		return
 	}
 	delete(s.nums, name)
@@ -322,7 +325,7 @@ func (s *state) throughRef(name string) bool {
 }
 
 func (s *state) setWild(name string) {
-	if s.throughRef(name) {
+	if s.readOnly(name) || s.throughRef(name) {
 		return
 	}
 	if s.wild == nil {
@@ -357,7 +360,17 @@ func (s *state) setNum(name string) {
 
 // setScalar gives name the value v, as NAME=v does: for an array, its
 // first element (bash keeps the others).
+// readOnly says whether name (or the array name[…] is an element of) is
+// read-only: an assignment to it fails and changes nothing.
+func (s *state) readOnly(name string) bool {
+	base, _, _ := strings.Cut(name, "[")
+	return s.ro[base]
+}
+
 func (s *state) setScalar(name, v string) {
+	if s.readOnly(name) {
+		return
+	}
 	delete(s.nums, name)
 	if _, ref := s.refs[name]; ref || strings.Contains(name, "[") {
 		s.setWild(name)
@@ -382,7 +395,7 @@ func (s *state) clone() *state {
 		n.vars = map[string]string{}
 	}
 	// the arrays' slices are shared: never changed in place (setScalar)
-	n.arrays, n.nums, n.refs = maps.Clone(s.arrays), maps.Clone(s.nums), maps.Clone(s.refs)
+	n.arrays, n.nums, n.refs, n.ro = maps.Clone(s.arrays), maps.Clone(s.nums), maps.Clone(s.refs), maps.Clone(s.ro)
 	n.aliases, n.wild, n.gone, n.entries = maps.Clone(s.aliases), maps.Clone(s.wild), maps.Clone(s.gone), maps.Clone(s.entries)
 	n.params, n.noEnv = s.params, s.noEnv
 	return n
@@ -519,6 +532,16 @@ func merge(st *state, alts ...*state) {
 		}
 	}
 	st.refs = refs
+	var ro map[string]bool
+	for _, a := range alts {
+		for k := range a.ro {
+			if ro == nil {
+				ro = map[string]bool{}
+			}
+			ro[k] = true
+		}
+	}
+	st.ro = ro
 }
 
 func unionAliases(a, b map[string]string) map[string]string {
@@ -1572,15 +1595,30 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 	// -n (name reference), -l/-u/-c (case change), -i (arithmetic) make the
 	// stored value differ from the text assigned.
 	transforms, refs, assoc, global := false, false, false, false
+	readonly := variant == "readonly"
 	for _, as := range c.Args {
 		if as.Name == nil && as.Value != nil {
 			if f := as.Value.Lit(); strings.HasPrefix(f, "-") {
+				readonly = readonly || strings.ContainsRune(f, 'r') && variant != "export"
 				transforms = transforms || strings.ContainsAny(f, "nluci")
 				refs = refs || strings.ContainsRune(f, 'n')
 				assoc = assoc || strings.ContainsRune(f, 'A')
 				global = global || strings.ContainsRune(f, 'g')
 			}
 		}
+	}
+	if readonly {
+		// after the assignments: from here on the names keep their value
+		defer func() {
+			for _, as := range c.Args {
+				if as.Name != nil {
+					if st.ro == nil {
+						st.ro = map[string]bool{}
+					}
+					st.ro[as.Name.Value] = true
+				}
+			}
+		}()
 	}
 	if global {
 		// declare -g sets the global, which a local of a caller up the
@@ -1796,7 +1834,7 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 	if dyn && env == nil && as.Index == nil && as.Array == nil && !as.Append && arithOnly(as.Value) {
 		st.setNum(name) // n=$((n+1)): a number, whatever it is
 	}
-	if elems != nil {
+	if elems != nil && !st.readOnly(name) {
 		if st.arrays == nil {
 			st.arrays = map[string][]string{}
 		}

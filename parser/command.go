@@ -706,6 +706,11 @@ func shellQuote(s string) string {
 // state (changed by cd); local carries the command's own cwd.
 func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc scope, in stdin) (*string, error) {
 	args := argv[1:]
+	if name == "eval" || name == "source" || name == "." || len(r.funcs[name]) > 0 {
+		// IFS=/ eval '…', IFS=/ f: code run in this shell sees the
+		// command's own assignments; they are undone after
+		defer r.prefixed(idx, st)()
+	}
 	if !r.a.shells[name] {
 		// BASH_ENV=e find … -exec bash -c : \; — a shell the command
 		// starts runs the start-up file first
@@ -1801,6 +1806,35 @@ func (r *run) childState(idx int, st *state) *state {
 		child.setScalar(k, v)
 	}
 	return child
+}
+
+// prefixed gives st, for the time of command idx, the values the
+// command's own assignments set, and returns what puts the old ones back
+// (a name the command's code changed otherwise is left unknown).
+func (r *run) prefixed(idx int, st *state) (undo func()) {
+	if idx < 0 || idx >= len(r.facts.Commands) || len(r.facts.Commands[idx].Env) == 0 {
+		return func() {}
+	}
+	before := st.clone()
+	env := r.facts.Commands[idx].Env
+	for k, v := range env {
+		st.setScalar(k, v)
+	}
+	return func() {
+		for k, v := range env {
+			now, ok := st.vars[k]
+			switch {
+			case ok && now == v:
+				if old, had := before.vars[k]; had {
+					st.vars[k] = old
+				} else {
+					delete(st.vars, k)
+				}
+			default:
+				st.setWild(k)
+			}
+		}
+	}
 }
 
 // markLogin records that command idx starts as a login shell does.

@@ -1088,10 +1088,12 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				}
 			}
 		}
-	case "cp":
+	case "cp", "install":
 		defer r.cpLinks(args, local, false) // after cp's own paths: they are not through the new link
+		defer r.carryWritten(args, local, false)
 	case "mv":
 		defer r.cpLinks(args, local, true)
+		defer r.carryWritten(args, local, true)
 	case "zip":
 		r.zipMove(idx, args, local, in)
 		for k, a := range args {
@@ -1457,6 +1459,16 @@ func (r *run) ln(idx int, args []field, st *state) error {
 		}
 	}
 	for _, p := range pairs {
+		if !symbolic && !p.target.dynamic && !p.link.dynamic {
+			// a hard link: one file under two names, so what the script
+			// wrote through either is no longer known to be the other's
+			t, _, _ := r.resolve(r.absIn(st, p.target.text))
+			l, _, _ := r.resolve(r.absIn(st, p.link.text))
+			if r.written == nil {
+				r.written = map[string]*string{}
+			}
+			r.written[t], r.written[l] = nil, nil
+		}
 		lp := r.addPath(p.link, st, "write", idx, "ln")
 		if !symbolic && !p.target.dynamic && !p.link.dynamic && r.linkAt(st, p.target) && st.cwd != "" {
 			// ln a/k k: a hard link to the symbolic link itself (GNU ln
@@ -4934,6 +4946,14 @@ var cpMvLongs = strings.Fields(`--archive --attributes-only --backup --copy-cont
 --parents --preserve --recursive --reflink --remove-destination --sparse --strip-trailing-slashes --suffix
 --symbolic-link --target-directory --update --verbose --context --keep-directory-symlink`)
 
+// absIn is p made absolute from st's working directory.
+func (r *run) absIn(st *state, p string) string {
+	if strings.HasPrefix(p, "/") || st.cwd == "" {
+		return p
+	}
+	return st.cwd + "/" + p
+}
+
 // resolvesToDir says whether p, resolved as the analysis resolves paths
 // (a/.. with a made by the script), is a directory on disk.
 func (r *run) resolvesToDir(p string) bool {
@@ -5003,6 +5023,77 @@ func (r *run) carryLinks(from, to string, move bool) {
 		}
 		r.moved[from] = true
 		delete(r.moved, to)
+	}
+}
+
+// carryWritten carries what the script wrote to a file (r.written, whose
+// text is analysed when the file is run) to where cp, install or mv
+// (move) puts it: echo 'rm -rf ~' > t; mv t s; bash s runs that text. A
+// destination whose new content the script did not write is forgotten.
+func (r *run) carryWritten(args []field, st *state, move bool) {
+	if st.cwd == "" || len(r.written) == 0 && len(r.opaqueDirs) == 0 {
+		return
+	}
+	args = expandArgs(args, cpMvLongs...)
+	var ops []field
+	targetDir := ""
+	for k := 0; k < len(args); k++ {
+		t := args[k].text
+		switch {
+		case args[k].dynamic && !strings.HasPrefix(t, "-"):
+			// which file goes where is known only when it runs: the
+			// files the script wrote may be anywhere
+			for p := range r.written {
+				r.written[p] = nil
+			}
+			return
+		case t == "--":
+			ops = append(ops, args[k+1:]...)
+			k = len(args)
+		case t == "-t" || t == "--target-directory" || t == "-S" || t == "--suffix" || t == "-m" || t == "--mode" || t == "-o" || t == "-g" || t == "--owner" || t == "--group":
+			if k+1 < len(args) {
+				k++
+				if t == "-t" || t == "--target-directory" {
+					targetDir = args[k].text
+				}
+			}
+		case strings.HasPrefix(t, "--target-directory="):
+			targetDir = strings.TrimPrefix(t, "--target-directory=")
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+		default:
+			ops = append(ops, args[k])
+		}
+	}
+	abs := func(p string) string {
+		if strings.HasPrefix(p, "/") {
+			return p
+		}
+		return st.cwd + "/" + p
+	}
+	srcs, dst, intoDir := ops, targetDir, true
+	if targetDir == "" {
+		if len(ops) < 2 {
+			return
+		}
+		srcs, dst = ops[:len(ops)-1], ops[len(ops)-1].text
+		intoDir = len(ops) > 2 || strings.HasSuffix(dst, "/") || r.resolvesToDir(abs(dst))
+	}
+	for _, src := range srcs {
+		to := abs(dst)
+		if intoDir {
+			to = strings.TrimRight(to, "/") + "/" + path.Base(src.text)
+		}
+		from, _, _ := r.resolve(abs(src.text))
+		toReal, _, _ := r.resolve(to)
+		content, written := r.written[from]
+		if written {
+			r.written[toReal] = content
+			if move {
+				delete(r.written, from)
+			}
+		} else {
+			delete(r.written, toReal)
+		}
 	}
 }
 

@@ -927,6 +927,15 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 		st.noEnv = true
 		return nil, nil
+	case "rename", "rename.ul", "prename", "file-rename", "perl-rename":
+		// rename FROM TO FILE…: names (and with -s link targets) changed
+		// by a substitution; which links end where is not followed
+		for _, a := range args {
+			if a.text == "-s" || a.text == "--symlink" || len(r.links) > 0 {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " over symbolic links", Cmd: idx})
+				break
+			}
+		}
 	case "enable":
 		for _, a := range args {
 			if strings.HasPrefix(a.text, "-") && strings.ContainsAny(a.text, "nfd") || a.dynamic {
@@ -1536,6 +1545,9 @@ func (r *run) isDir(st *state, f field) bool {
 	if !exists {
 		// a/.. with a not made yet: the directory a is in
 		real = path.Clean(p)
+	}
+	if r.madeDirs[real] || r.madeDirs[path.Clean(p)] {
+		return true // made by the script's mkdir
 	}
 	fi, err := os.Stat(real)
 	return err == nil && fi.IsDir()
@@ -4925,7 +4937,10 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 	}
 	for _, from0 := range expanded {
 		link := abs(dst)
-		if intoDir {
+		if strings.HasSuffix(from0, "/.") {
+			// cp -a a/. .: what a holds goes into the destination itself
+			from0 = strings.TrimSuffix(from0, "/.")
+		} else if intoDir {
 			link = strings.TrimRight(link, "/") + "/" + path.Base(strings.TrimRight(from0, "/"))
 		}
 		link = r.entry(link)
@@ -4962,6 +4977,9 @@ func (r *run) resolvesToDir(p string) bool {
 		// a/.. with a not made yet: the directory a is in
 		real = path.Clean(p)
 	}
+	if r.madeDirs[real] || r.madeDirs[path.Clean(p)] {
+		return true // made by the script's mkdir
+	}
 	fi, err := os.Stat(real)
 	return err == nil && fi.IsDir()
 }
@@ -4969,6 +4987,10 @@ func (r *run) resolvesToDir(p string) bool {
 // entry is where a path's last component lies, the link itself when it is
 // one: its directory resolved, the component not followed.
 func (r *run) entry(p string) string {
+	for strings.Contains(p, "/./") {
+		p = strings.ReplaceAll(p, "/./", "/")
+	}
+	p = strings.TrimSuffix(strings.TrimRight(p, "/"), "/.")
 	p = strings.TrimRight(p, "/")
 	dir, _, _ := r.resolve(path.Dir(p))
 	return strings.TrimRight(dir, "/") + "/" + path.Base(p)

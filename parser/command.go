@@ -5001,6 +5001,9 @@ func (r *run) entry(p string) string {
 // links below it (the script's, and those on disk below a directory), each
 // read again from its new place. A moved entry is gone from where it was.
 func (r *run) carryLinks(from, to string, move bool) {
+	if r.links == nil {
+		r.links = map[string]string{}
+	}
 	moved := map[string]string{} // old link → new link
 	if r.isLink(from) {
 		moved[from] = to

@@ -26,6 +26,20 @@
 // judged in the new directory, what runs after a ; or || in the old one
 // too (the working directory is then unknown).
 //
+// The shell's state is followed where it changes values (analyze.go):
+// indexed arrays of elements known as written, name references, read-only
+// variables, set --, loops (each body walked twice, the second pass from
+// the merge of the first's end with its start), return/break/continue
+// (the states they leave merged into the function's or pass's end), jobs
+// and coprocesses as subshells, lastpipe, and function calls (every body
+// the name was declared with, walked at each call; the caller takes the
+// call's state but for the locals its leading declarations make). An
+// expansion mvdan/sh computes otherwise than bash 5.2 (anchored or &
+// replacements, extglob, nocasematch) is unknown. Symbolic links the script
+// makes, and those on disk that mv/cp/ln/git mv carry, are resolved from
+// where they land; text the script writes to a file is analysed when the
+// file is run, after cp/mv too.
+//
 // Paths are resolved as the kernel would (Resolve: symlinks followed
 // component by component before the next ".."), except below /proc and /dev,
 // which are classified lexically. Each path gets an access kind and a zone
@@ -40,7 +54,13 @@
 // -e, awk programs) is not parsed — the sandbox contains it; the contents of
 // script files run by path are not read; a program's own configuration files
 // are not modelled beyond the argument-role table in roles.go (commands not
-// in the table have path-like arguments treated as reads). Analysis is pure
+// in the table have path-like arguments treated as reads); links and files
+// created by extracting archives, git apply or git checkout, and links
+// copied by rsync or tar, are not known to later commands of the same
+// script; a construct whose effect on the state is not followed (a
+// function named like a state-changing builtin, enable -n, a DEBUG trap
+// that assigns, a reference to a name known only at run time) makes the
+// script unanalysable rather than guessed. Analysis is pure
 // apart from reading the filesystem to resolve paths and expand globs, so
 // its answers hold for the filesystem as it was when the call was judged.
 package parser

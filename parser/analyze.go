@@ -1449,7 +1449,9 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 // callBody walks one body of a function for a call and returns the state
 // the caller goes on in.
 func (r *run) callBody(idx int, name string, body *syntax.Stmt, args []field, st *state, sc scope, in stdin) (*state, error) {
-	var params []string
+	// $1 … $@: the arguments when all are known (none is none), else
+	// unknown (nil)
+	params := make([]string, 0, len(args))
 	for _, a := range args {
 		if a.dynamic || a.glob {
 			params = nil
@@ -1462,10 +1464,6 @@ func (r *run) callBody(idx int, name string, body *syntax.Stmt, args []field, st
 	defer func() { r.funcDepth-- }()
 	call := st.clone()
 	call.params = params
-	if params == nil && len(args) > 0 {
-		// arguments known only at run time: $1 … $@ are unknown
-		call.params = nil
-	}
 	inner := sc.with("function")
 	inner.fn = name
 	inner.fnIdx = -1

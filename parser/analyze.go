@@ -238,7 +238,10 @@ type state struct {
 	// a loop carries from pass to pass): arithmetic on them runs nothing
 	nums map[string]bool
 	// ro are the read-only variables (readonly, declare -r): bash refuses
-	// any later assignment to them and goes on
+	// any later assignment to them and goes on. true: surely read-only;
+	// false: read-only on some of the paths that led here (a readonly in a
+	// branch, a loop, a function body), where an assignment may or may not
+	// have happened
 	ro map[string]bool
 	// refs are the name references (declare -n NAME=TARGET): what is
 	// assigned to NAME lands in TARGET ("" when not known)
@@ -275,7 +278,7 @@ type state struct {
 // forget drops what is known of a variable's value: it no longer has the
 // environment's value either.
 func (s *state) forget(name string) {
-	if s.readOnly(name) || s.throughRef(name) {
+	if s.readOnly(name) || s.maybeReadOnly(name) || s.throughRef(name) {
 		return
 	}
 	delete(s.nums, name)
@@ -361,20 +364,33 @@ func (s *state) setNum(name string) {
 // setScalar gives name the value v, as NAME=v does: for an array, its
 // first element (bash keeps the others).
 // readOnly says whether name (or the array name[…] is an element of) is
-// read-only: an assignment to it fails and changes nothing.
+// surely read-only: an assignment to it fails and changes nothing.
 func (s *state) readOnly(name string) bool {
 	base, _, _ := strings.Cut(name, "[")
 	return s.ro[base]
 }
 
-func (s *state) setScalar(name, v string) {
-	if s.readOnly(name) {
-		return
+// maybeReadOnly says whether name may be read-only: an assignment may have
+// failed or not, so it leaves the value unknown (forget and setScalar make
+// it wild instead).
+func (s *state) maybeReadOnly(name string) bool {
+	base, _, _ := strings.Cut(name, "[")
+	ro, ok := s.ro[base]
+	if ok && !ro {
+		s.setWild(base)
+		return true
+	}
+	return false
+}
+
+func (s *state) setScalar(name, v string) (set bool) {
+	if s.readOnly(name) || s.maybeReadOnly(name) {
+		return false
 	}
 	delete(s.nums, name)
 	if _, ref := s.refs[name]; ref || strings.Contains(name, "[") {
 		s.setWild(name)
-		return
+		return false // what changed is unknown: wild it stays
 	}
 	if arr, ok := s.arrays[name]; ok {
 		arr = slices.Clone(arr)
@@ -384,9 +400,10 @@ func (s *state) setScalar(name, v string) {
 			arr[0] = v
 		}
 		s.arrays[name] = arr
-		return
+		return true
 	}
 	s.vars[name] = v
+	return true
 }
 
 func (s *state) clone() *state {
@@ -532,13 +549,20 @@ func merge(st *state, alts ...*state) {
 		}
 	}
 	st.refs = refs
+	// read-only on every path: surely; on some: maybe
 	var ro map[string]bool
 	for _, a := range alts {
 		for k := range a.ro {
 			if ro == nil {
 				ro = map[string]bool{}
 			}
-			ro[k] = true
+			sure := true
+			for _, b := range alts {
+				if !b.ro[k] {
+					sure = false
+				}
+			}
+			ro[k] = sure
 		}
 	}
 	st.ro = ro
@@ -1598,6 +1622,9 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 		if as.Name == nil && as.Value != nil {
 			if f := as.Value.Lit(); strings.HasPrefix(f, "-") {
 				readonly = readonly || strings.ContainsRune(f, 'r') && variant != "export"
+				if strings.ContainsAny(f, "fF") {
+					readonly = false // readonly -f: functions, not variables
+				}
 				transforms = transforms || strings.ContainsAny(f, "nluci")
 				refs = refs || strings.ContainsRune(f, 'n')
 				assoc = assoc || strings.ContainsRune(f, 'A')
@@ -1888,8 +1915,9 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 		st.forget(name)
 		delete(st.wild, name)
 	} else {
-		st.setScalar(name, val)
-		delete(st.wild, name)
+		if st.setScalar(name, val) {
+			delete(st.wild, name)
+		}
 		if name == "HOME" || name == "PWD" {
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
 		}
@@ -3742,9 +3770,10 @@ func (r *run) assignRead(st *state, names []string, it field) {
 		case i < len(words):
 			v = words[i]
 		}
-		st.setScalar(n, v)
-		delete(st.wild, n)
-		delete(st.entries, n)
+		if st.setScalar(n, v) {
+			delete(st.wild, n)
+			delete(st.entries, n)
+		}
 	}
 }
 
@@ -3786,8 +3815,9 @@ func (r *run) defaultAssigns(w *syntax.Word, st *state, sc scope) {
 			return true
 		}
 		if f, ok := r.single(st, sc, pe.Exp.Word); ok {
-			st.setScalar(name, f.text)
-			delete(st.wild, name)
+			if st.setScalar(name, f.text) {
+				delete(st.wild, name)
+			}
 		} else {
 			st.setWild(name)
 		}

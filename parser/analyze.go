@@ -2485,7 +2485,7 @@ func (r *run) partsOpen(parts []syntax.WordPart, st *state) bool {
 			}
 			return substKind(x) == "opaque"
 		case *syntax.ParamExp:
-			if x.Param == nil || x.Excl || r.distrusted(x, st) || bashKept[x.Param.Value] {
+			if x.Param == nil || x.Excl || r.distrusted(x, st) || bashKept[x.Param.Value] || st.wild["IFS"] || st.gone["IFS"] {
 				// ${!x}, ${x/%X/$HOME}, $BASH_REMATCH: what comes out is
 				// not worked out here, and may be any path
 				return true
@@ -3207,6 +3207,12 @@ func (r *run) unknownPartsWild(w *syntax.Word, st *state) (unknown, subst, proc,
 			if x.Param == nil || !e.Get(x.Param.Value).IsSet() || x.Excl || x.Index != nil && !knownElem(x, st) || r.distrusted(x, st) {
 				unknown = true
 			}
+			if st.wild["IFS"] || st.gone["IFS"] {
+				// IFS set where its value is not known (read IFS,
+				// printf -v IFS, IFS=/ : in POSIX mode): how a value
+				// splits, and how "$*" joins, is not known either
+				unknown = true
+			}
 			if x.Param != nil && st.wild[x.Param.Value] {
 				wild = true
 			}
@@ -3288,7 +3294,7 @@ func (r *run) render(w *syntax.Word, st *state) (text, pattern string) {
 			if pe, ok := x.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) && !cfg.Env.Get(pe.Param.Value).IsSet() && (!r.opts.EnvKnown || st.noEnv) {
 				break // ${X:-default}: X may come from the environment
 			}
-			if pe, ok := x.(*syntax.ParamExp); ok && (pe.Excl || r.distrusted(pe, st) || pe.Param != nil && bashKept[pe.Param.Value] || pe.Index != nil && !pe.Length && !knownElem(pe, st)) {
+			if pe, ok := x.(*syntax.ParamExp); ok && (pe.Excl || r.distrusted(pe, st) || st.wild["IFS"] || st.gone["IFS"] || pe.Param != nil && bashKept[pe.Param.Value] || pe.Index != nil && !pe.Length && !knownElem(pe, st)) {
 				break // worked out otherwise here than by bash (see partsOpen)
 			}
 			if s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{x}}); err == nil {

@@ -218,6 +218,36 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 			return nil, err
 		}
 	}
+	if len(assigns) > 0 {
+		// x=~ export x keeps x=~ in bash; before any special builtin
+		// (:, eval, exec, set …) it does in POSIX mode, which a script
+		// can turn on: what such a command's own assignment set holds
+		// after it, or may
+		name := ""
+		for _, a := range argv {
+			if a.dynamic {
+				break
+			}
+			if t := a.text; t != "command" && t != "builtin" {
+				name = t
+				break
+			}
+		}
+		switch {
+		case declBuiltins[name]:
+			for _, as := range assigns {
+				if err := r.assign(as, st, sc, -1, nil); err != nil {
+					return nil, err
+				}
+			}
+		case specialBuiltins[name]:
+			for _, as := range assigns {
+				if as.Name != nil {
+					st.setWild(as.Name.Value)
+				}
+			}
+		}
+	}
 	cwd := st.cwd
 	stdinArgs := false
 	var fd *feed
@@ -1860,6 +1890,14 @@ func (r *run) prefixed(idx int, st *state) (undo func()) {
 		}
 	}
 }
+
+// declBuiltins keep what their command's own assignments set (x=v export
+// x); specialBuiltins do so in POSIX mode.
+var (
+	declBuiltins    = map[string]bool{"export": true, "readonly": true, "declare": true, "typeset": true, "local": true}
+	specialBuiltins = map[string]bool{":": true, ".": true, "break": true, "continue": true, "eval": true, "exec": true,
+		"exit": true, "return": true, "set": true, "shift": true, "times": true, "trap": true, "unset": true, "source": true}
+)
 
 // markLogin records that command idx starts as a login shell does.
 func (r *run) markLogin(idx int) {

@@ -750,7 +750,12 @@ func (r *run) stmtOut(s *syntax.Stmt, st *state, sc scope, in stdin) (*string, e
 			continue
 		}
 		if out == nil && !r.opaqueWriter(producer) {
-			delete(r.written, rd.Path)
+			// a program's output (sort <<< '…' > b.sh): text nobody
+			// read, should the script run the file
+			if r.written == nil {
+				r.written = map[string]*string{}
+			}
+			r.written[rd.Path] = nil
 			continue
 		}
 		if rd.Op == ">" || rd.Op == ">|" || rd.Op == "&>" {
@@ -3638,6 +3643,17 @@ func (r *run) wrote(real string, content *string) {
 // content is analysed as a script (for shells), anything else is code
 // nobody saw. It reports whether p was such a file.
 func (r *run) runsWritten(idx int, p Path, st *state, sc scope, parse bool) (bool, error) {
+	if (p.Glob || p.Dynamic) && len(r.written) > 0 {
+		// find -exec bash {} \;, ls *.sh | xargs bash: any file the
+		// script wrote that the pattern takes
+		for _, k := range slices.Sorted(maps.Keys(r.written)) {
+			if ok, _ := path.Match(p.Real, k); ok || p.Zone == "unknown" {
+				if _, err := r.runsWritten(idx, Path{Raw: k, Real: k}, st, sc, parse); err != nil {
+					return true, err
+				}
+			}
+		}
+	}
 	content, ok := r.written[p.Real]
 	for _, d := range r.opaqueDirs {
 		if under(p.Real, d) {

@@ -780,6 +780,24 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	if name == "mkdir" {
 		defer r.mkdirs(idx)
 	}
+	if name == "rsync" {
+		defer r.carryWritten(args, local, false)
+	}
+	switch name {
+	case "split", "gsplit", "csplit", "gcsplit", "unzip", "gunzip", "uncompress", "7z", "7za", "unrar", "bunzip2", "unxz", "unzstd":
+		// files made from data nobody read: a script run from where
+		// they land is code nobody saw
+		dir := local.cwd
+		for k, a := range args {
+			if (a.text == "-d" || a.text == "-o") && name == "unzip" && k+1 < len(args) {
+				dir = r.absIn(local, args[k+1].text)
+			}
+		}
+		if dir != "" {
+			real, _, _ := r.resolve(dir)
+			r.opaqueDirs = append(r.opaqueDirs, real)
+		}
+	}
 	switch name {
 	case "cpio", "sort", "wc", "xz", "lzma", "unxz", "zstd", "unzstd", "zstdmt", "rsync", "7z", "7za", "7zr":
 		r.nameLists(idx, name, args, local, in)
@@ -1133,6 +1151,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "mv":
 		defer r.cpLinks(args, local, true)
 		defer r.carryWritten(args, local, true)
+
 	case "zip":
 		r.zipMove(idx, args, local, in)
 		for k, a := range args {
@@ -2537,6 +2556,7 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 			}
 			r.addPath(ops[len(ops)-1], local, "write", idx, "git")
 			defer r.cpLinks(ops, local, true) // and the links it moves
+			defer r.carryWritten(ops, local, true)
 		}
 		// operands are refs, messages, pathspecs and option values; secrets
 		// named by path are caught by operands' safety net
@@ -5148,6 +5168,9 @@ func (r *run) carryWritten(args []field, st *state, move bool) {
 		}
 		from, _, _ := r.resolve(abs(src.text))
 		toReal, _, _ := r.resolve(to)
+		if strings.HasSuffix(src.text, "/.") || strings.HasSuffix(src.text, "/") && !intoDir {
+			toReal, _, _ = r.resolve(abs(dst)) // a/. : what a holds
+		}
 		content, written := r.written[from]
 		if written {
 			r.written[toReal] = content
@@ -5156,6 +5179,15 @@ func (r *run) carryWritten(args []field, st *state, move bool) {
 			}
 		} else {
 			delete(r.written, toReal)
+		}
+		// a directory copied or moved: what the script wrote below it
+		for _, k := range slices.Sorted(maps.Keys(r.written)) {
+			if k != from && under(k, from) {
+				r.written[toReal+k[len(from):]] = r.written[k]
+				if move {
+					delete(r.written, k)
+				}
+			}
 		}
 	}
 }

@@ -1586,20 +1586,7 @@ func (r *run) isDir(st *state, f field) bool {
 	if f.dynamic || st.cwd == "" && !strings.HasPrefix(f.text, "/") {
 		return false
 	}
-	p := f.text
-	if !strings.HasPrefix(p, "/") {
-		p = st.cwd + "/" + p
-	}
-	real, exists, _ := r.resolve(p)
-	if !exists {
-		// a/.. with a not made yet: the directory a is in
-		real = path.Clean(p)
-	}
-	if r.madeDirs[real] || r.madeDirs[path.Clean(p)] {
-		return true // made by the script's mkdir
-	}
-	fi, err := os.Stat(real)
-	return err == nil && fi.IsDir()
+	return r.resolvesToDir(r.absIn(st, f.text))
 }
 
 // operands adds the path operands of a command to the path set.

@@ -781,7 +781,36 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		defer r.mkdirs(idx)
 	}
 	if name == "rsync" {
-		defer r.carryWritten(args, local, false)
+		// rsync d/ e/: what d holds, as cp's d/. is
+		rargs := make([]field, len(args))
+		for i, a := range args {
+			rargs[i] = a
+			if !a.dynamic && strings.HasSuffix(a.text, "/") && !strings.HasPrefix(a.text, "-") && i < len(args)-1 {
+				rargs[i].text = a.text + "."
+			}
+		}
+		defer r.carryWritten(rargs, local, false)
+	}
+	if name == "sort" {
+		// sort -o FILE: the sorted text, which nobody read
+		for k, a := range args {
+			out, ok := "", false
+			switch {
+			case (a.text == "-o" || a.text == "--output") && k+1 < len(args):
+				out, ok = args[k+1].text, !args[k+1].dynamic
+			case strings.HasPrefix(a.text, "--output="):
+				out, ok = strings.TrimPrefix(a.text, "--output="), !a.dynamic
+			case strings.HasPrefix(a.text, "-o") && len(a.text) > 2:
+				out, ok = a.text[2:], !a.dynamic
+			}
+			if ok && local.cwd != "" {
+				real, _, _ := r.resolve(r.absIn(local, out))
+				if r.written == nil {
+					r.written = map[string]*string{}
+				}
+				r.written[real] = nil
+			}
+		}
 	}
 	switch name {
 	case "split", "gsplit", "csplit", "gcsplit", "unzip", "gunzip", "uncompress", "7z", "7za", "unrar", "bunzip2", "unxz", "unzstd":

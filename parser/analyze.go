@@ -3646,8 +3646,18 @@ func (r *run) runsWritten(idx int, p Path, st *state, sc scope, parse bool) (boo
 	if (p.Glob || p.Dynamic) && len(r.written) > 0 {
 		// find -exec bash {} \;, ls *.sh | xargs bash: any file the
 		// script wrote that the pattern takes
+		matches := func(k string) bool {
+			// the pattern, or a directory part of it (ls *.sh's entries
+			// are *.sh/* when *.sh matched no directory yet)
+			for pat := p.Real; pat != "/" && pat != "."; pat = path.Dir(pat) {
+				if ok, _ := path.Match(pat, k); ok {
+					return true
+				}
+			}
+			return false
+		}
 		for _, k := range slices.Sorted(maps.Keys(r.written)) {
-			if ok, _ := path.Match(p.Real, k); ok || p.Zone == "unknown" {
+			if matches(k) || p.Zone == "unknown" {
 				if _, err := r.runsWritten(idx, Path{Raw: k, Real: k}, st, sc, parse); err != nil {
 					return true, err
 				}

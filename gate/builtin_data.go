@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "13cd975e86e570778f3a0ec4efd6787011ba39a051ebc5b96a793ca81125fb94"
 
-const builtinDigest = "sha256:d472396530650747a1244bc5c04dd3158e2a254204a97e7919713c51073a8153"
+const builtinDigest = "sha256:505c556862f22e7e606ff61ad41dade57ad799df12b8d840a38e72a7673239a2"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

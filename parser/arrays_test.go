@@ -94,3 +94,31 @@ func TestMovedLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestMovedLinksBudget: a directory too large to read for links is not
+// moved silently: the analysis says it did not look (walk_budget).
+func TestMovedLinksBudget(t *testing.T) {
+	ws, home := world(t)
+	for _, f := range []string{"d/a", "d/b", "d/c", "d/e"} {
+		if err := os.MkdirAll(ws+"/"+f, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func(b int) { linkWalkBudget = b }(linkWalkBudget)
+	linkWalkBudget = 2
+	f := New(Config{}).Analyze(`mv d z`, Options{Workspace: ws, Home: home})
+	found := false
+	for _, d := range f.Dynamic {
+		found = found || d.Kind == "walk_budget"
+	}
+	if !found {
+		t.Errorf("mv of a directory past the budget: no walk_budget in %+v", f.Dynamic)
+	}
+	linkWalkBudget = 100
+	f = New(Config{}).Analyze(`mv d z`, Options{Workspace: ws, Home: home})
+	for _, d := range f.Dynamic {
+		if d.Kind == "walk_budget" {
+			t.Errorf("mv of a small directory: %+v", f.Dynamic)
+		}
+	}
+}

@@ -5089,8 +5089,13 @@ func (r *run) carryLinks(from, to string, move bool) {
 	}
 	// and the links on disk below a directory moved or copied (made by an
 	// earlier call: mkdir -p a/b; ln -s ../../x a/b/k, then mv a/b z)
-	budget := movedLinksBudget
+	budget := linkWalkBudget
 	diskLinksUnder(from, &budget, func(l string) { moved[l] = to + l[len(from):] })
+	if budget < 0 {
+		// too many entries to look at: a link left unread would be
+		// judged where it was, not where it lands
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "walk_budget", Text: from, Cmd: -1})
+	}
 	for old, nl := range moved {
 		text := r.linkText(old)
 		if text == "" {
@@ -5208,12 +5213,9 @@ func (r *run) carryWritten(args []field, st *state, move bool) {
 	}
 }
 
-// movedLinksBudget bounds the entries cpLinks reads below a directory that
-// is moved or copied, looking for links.
-const movedLinksBudget = 5000
-
 // diskLinksUnder calls found for each symbolic link below the directory
-// dir (not itself followed when a link), reading at most *budget entries.
+// dir (not itself followed when a link), reading at most *budget entries
+// (*budget < 0 after: some were left unread).
 func diskLinksUnder(dir string, budget *int, found func(string)) {
 	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() {

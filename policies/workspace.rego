@@ -92,7 +92,7 @@ walked_too_far(p) if {
 	p.raw == concat("/", [d.text, "*"])
 }
 
-deny contains {"rule": "workspace.walk_budget", "message": sprintf("%s follows the links below %s, which holds more entries than are worth checking for a link out of the workspace; name the directories it needs, or do not follow links (grep -r rather than -R, rg and find without -L, tar without -h)", [script_runner(d), d.text])} if {
+deny contains {"rule": "workspace.walk_budget", "message": sprintf("%s follows (or moves or copies) the links below %s, which holds more entries than are worth checking for a link out of the workspace; name the directories it needs, or do not follow links (grep -r rather than -R, rg and find without -L, tar without -h)", [script_runner(d), d.text])} if {
 	"walk_budget" in input.present.dynamic
 	some d in object.get(input, "dynamic", [])
 	d.kind == "walk_budget"

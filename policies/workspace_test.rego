@@ -299,7 +299,7 @@ test_walk_budget_says_why if {
 	below := object.union(path(concat("/", [ws, "*"]), "unknown", "read"), {"raw": concat("/", [ws, "*"]), "command": "grep", "cmd": 0, "dynamic": true, "glob": true})
 	doc := with_facts(exec_call("grep -R foo .", [cmd(["grep", "-R", "foo", "."])], [below]), {"dynamic": [{"kind": "walk_budget", "text": ws, "cmd": 0}]})
 	some m in messages(doc, "workspace.walk_budget")
-	contains(m, "grep follows the links below")
+	contains(m, "grep follows (or moves or copies) the links below")
 	contains(m, "grep -r rather than -R")
 	# the path below is that directory's, not one known only at run time
 	not "workspace.unknown_path" in rules(doc)

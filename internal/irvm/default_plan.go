@@ -3,7 +3,7 @@
 package irvm
 
 var Default = &Static{
-	Key:     "4626554dd582e7345cf6d78679cb5b1cce417da74ba13e0c8ee19fa2f0c4cba6 1.22.2",
+	Key:     "06928dd8cd4eba4df53893593daf048605dc05e18ea720ccd004aacf8e82ccb2 1.22.2",
 	checked: true,
 	consts: []constKey{
 		{4, "commands"},
@@ -923,7 +923,7 @@ var Default = &Static{
 		{4, "workspace.cd_outside"},
 		{4, "%s uses the path %s, which depends on values known only at run time; write the path literally"},
 		{4, "workspace.unknown_path"},
-		{4, "%s follows the links below %s, which holds more entries than are worth checking for a link out of the workspace; name the directories it needs, or do not follow links (grep -r rather than -R, rg and find without -L, tar without -h)"},
+		{4, "%s follows (or moves or copies) the links below %s, which holds more entries than are worth checking for a link out of the workspace; name the directories it needs, or do not follow links (grep -r rather than -R, rg and find without -L, tar without -h)"},
 		{4, "workspace.walk_budget"},
 		{4, "sourcing %s runs a script from outside the workspace; copy what you need into the workspace"},
 		{4, "workspace.source_outside"},
@@ -19265,10 +19265,10 @@ var Default = &Static{
 		{5, 97, 2},
 		{5, 98, 2},
 		{5, 98, 2},
-		{5, 95, 304},
-		{5, 95, 304},
-		{5, 95, 322},
-		{5, 95, 322},
+		{5, 95, 325},
+		{5, 95, 325},
+		{5, 95, 343},
+		{5, 95, 343},
 		{5, 95, 60},
 		{5, 95, 60},
 		{5, 95, 60},

@@ -741,14 +741,12 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		// command's own assignments; they are undone after
 		defer r.prefixed(idx, st)()
 	}
-	if !r.a.shells[name] {
-		// BASH_ENV=e find … -exec bash -c : \; — a shell the command
-		// starts runs the start-up file first
-		for _, v := range []string{"BASH_ENV", "ENV"} {
-			if val, ok := r.commandEnv(idx, v); ok && val != "" {
-				if err := r.startupFile(idx, name, v+"="+val, r.word(val), st, sc, stdin{kind: "pipe"}); err != nil {
-					return nil, err
-				}
+	// BASH_ENV=e bash -c :, BASH_ENV=e find … -exec bash -c : \; — the
+	// shell, or a shell the command starts, runs the start-up file first
+	for _, v := range []string{"BASH_ENV", "ENV"} {
+		if val, ok := r.commandEnv(idx, v); ok && val != "" {
+			if err := r.startupFile(idx, name, v+"="+val, r.word(val), st, sc, in); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -1743,14 +1741,13 @@ func (r *run) evalArgs(idx int, args []field, st *state, sc scope) error {
 func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in stdin) error {
 	i, cmdMode, readsStdin, startsInteractive := 0, false, false, false
 	// The start-up file of a non-interactive bash (BASH_ENV) or of sh (ENV)
-	// runs before its script: the command's own assignment, or the shell's
-	// variable (judged as if exported).
+	// runs before its script: the shell's variable (judged as if exported;
+	// the command's own assignment meaning judged).
 	for _, v := range []string{"BASH_ENV", "ENV"} {
-		val, ok := r.commandEnv(idx, v)
-		if !ok {
-			val, ok = st.vars[v]
+		if _, own := r.commandEnv(idx, v); own {
+			continue
 		}
-		if ok && val != "" {
+		if val, ok := st.vars[v]; ok && val != "" {
 			if err := r.startupFile(idx, name, v+"="+val, r.word(val), st, sc, in); err != nil {
 				return err
 			}

@@ -1480,14 +1480,7 @@ func (r *run) callFunction(idx int, name string, args []field, st *state, sc sco
 func (r *run) callBody(idx int, name string, body *syntax.Stmt, args []field, st *state, sc scope, in stdin) (*state, error) {
 	// $1 … $@: the arguments when all are known (none is none), else
 	// unknown (nil)
-	params := make([]string, 0, len(args))
-	for _, a := range args {
-		if a.dynamic || a.glob {
-			params = nil
-			break
-		}
-		params = append(params, a.text)
-	}
+	params := knownTexts(args)
 	r.funcDepth++
 	r.funcWalks++
 	defer func() { r.funcDepth-- }()

@@ -910,15 +910,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			if t == "--" || t == "-" {
 				rest = args[k+1:]
 			}
-			params := make([]string, 0, len(rest))
-			for _, p := range rest {
-				if p.dynamic || p.glob {
-					params = nil
-					break
-				}
-				params = append(params, p.text)
-			}
-			if params == nil && len(rest) > 0 {
+			params := knownTexts(rest)
+			if params == nil {
 				// set -- $(cmd): $1, $@ could be any absolute path
 				for _, n := range []string{"@", "*", "1", "2", "3", "4", "5", "6", "7", "8", "9"} {
 					r.markOpen(n)
@@ -1558,13 +1551,7 @@ func (r *run) ln(idx int, args []field, st *state) error {
 		if !symbolic && !p.target.dynamic && !p.link.dynamic && r.linkAt(st, p.target) && st.cwd != "" {
 			// ln a/k k: a hard link to the symbolic link itself (GNU ln
 			// does not follow it), read from its new place
-			abs := func(t string) string {
-				if strings.HasPrefix(t, "/") {
-					return t
-				}
-				return st.cwd + "/" + t
-			}
-			r.carryLinks(r.entry(abs(p.target.text)), r.entry(abs(p.link.text)), false)
+			r.carryLinks(r.entry(r.absIn(st, p.target.text)), r.entry(r.absIn(st, p.link.text)), false)
 		}
 		tst := st
 		if symbolic && !relative && !strings.HasPrefix(p.target.text, "/") && !strings.HasPrefix(p.target.text, "~") {
@@ -1583,8 +1570,7 @@ func (r *run) ln(idx int, args []field, st *state) error {
 			}
 			// the link is the entry itself, never what an old link
 			// there led to (ln -sfn /etc k, k -> src: k is replaced)
-			dir, _, _ := r.resolve(path.Dir(lp.Abs))
-			lp.Real = strings.TrimRight(dir, "/") + "/" + path.Base(lp.Abs)
+			lp.Real = r.entry(lp.Abs)
 			r.links[lp.Real] = tp.Real
 			// what the link holds, read again from wherever it is moved
 			// (cpLinks): ln -r writes the target relative to the link
@@ -4969,12 +4955,7 @@ func (r *run) cpLinks(args []field, st *state, move bool) {
 	if !makes && !keeps || st.cwd == "" {
 		return
 	}
-	abs := func(p string) string {
-		if strings.HasPrefix(p, "/") {
-			return p
-		}
-		return st.cwd + "/" + p
-	}
+	abs := func(p string) string { return r.absIn(st, p) }
 	srcs := ops
 	dst, intoDir := targetDir, true
 	if targetDir == "" {
@@ -5031,6 +5012,19 @@ var cpMvLongs = strings.Fields(`--archive --attributes-only --backup --copy-cont
 --force --interactive --link --no-clobber --no-copy --no-dereference --no-preserve --no-target-directory --one-file-system
 --parents --preserve --recursive --reflink --remove-destination --sparse --strip-trailing-slashes --suffix
 --symbolic-link --target-directory --update --verbose --context --keep-directory-symlink`)
+
+// knownTexts are the words' texts when every one is known (none is an
+// empty list), else nil.
+func knownTexts(fs []field) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		if f.dynamic || f.glob {
+			return nil
+		}
+		out = append(out, f.text)
+	}
+	return out
+}
 
 // absIn is p made absolute from st's working directory.
 func (r *run) absIn(st *state, p string) string {
@@ -5165,12 +5159,7 @@ func (r *run) carryWritten(args []field, st *state, move bool) {
 			ops = append(ops, args[k])
 		}
 	}
-	abs := func(p string) string {
-		if strings.HasPrefix(p, "/") {
-			return p
-		}
-		return st.cwd + "/" + p
-	}
+	abs := func(p string) string { return r.absIn(st, p) }
 	srcs, dst, intoDir := ops, targetDir, true
 	if targetDir == "" {
 		if len(ops) < 2 {
@@ -5279,12 +5268,7 @@ func (r *run) linkAt(st *state, f field) bool {
 	if f.dynamic || st.cwd == "" && !strings.HasPrefix(f.text, "/") {
 		return false
 	}
-	p := strings.TrimRight(f.text, "/")
-	if !strings.HasPrefix(p, "/") {
-		p = st.cwd + "/" + p
-	}
-	dir, _, _ := r.resolve(path.Dir(p))
-	return r.isLink(strings.TrimRight(dir, "/") + "/" + path.Base(p))
+	return r.isLink(r.entry(r.absIn(st, f.text)))
 }
 
 // isLink says whether p (an entry, its parents resolved) is a symbolic link

@@ -63,4 +63,8 @@
 // script unanalysable rather than guessed. Analysis is pure
 // apart from reading the filesystem to resolve paths and expand globs, so
 // its answers hold for the filesystem as it was when the call was judged.
+// Directory listings are kept across analyses (listings.go) only where a
+// stat proves them current: the same directory, its ctime unchanged and
+// older than two seconds, on a local file system (not /proc, /sys,
+// network or FUSE mounts, which are read afresh each time).
 package parser

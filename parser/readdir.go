@@ -13,20 +13,41 @@ import (
 )
 
 // readDir lists dir as os.ReadDir does (entries sorted by name, "." and
-// ".." left out, the entries read so far with an error), with plain
-// system calls: open, getdents until it is done, close. os.Open also
-// registers each file with the runtime's poller (fcntl, epoll_ctl), which
-// for a directory buys nothing and was two of a listing's six system
-// calls; the analysis lists thousands of directories in a stream.
+// ".." left out, the entries read so far with an error). A listing read
+// before is answered from the listing cache when dir is still the very
+// directory it was and unchanged since (see listingCache); otherwise it is
+// read with readDirFresh. The slice is the caller's; the entries are shared
+// and must not be changed.
 func readDir(dir string) ([]fs.DirEntry, error) {
+	if ents, ok := listings.lookup(dir); ok {
+		return ents, nil
+	}
+	ents, st, err := readDirFresh(dir)
+	if err == nil && st != nil {
+		listings.store(dir, st, ents)
+	}
+	return ents, err
+}
+
+// readDirFresh lists dir with plain system calls: open, fstat, getdents
+// until it is done, close. os.Open also registers each file with the
+// runtime's poller (fcntl, epoll_ctl), which for a directory buys nothing
+// and was two of a listing's six system calls; the analysis lists
+// thousands of directories in a stream. It returns the directory's status
+// as it was before the listing was read when the listing may be cached
+// (listingCache.cacheable), else nil.
+func readDirFresh(dir string) ([]fs.DirEntry, *unix.Stat_t, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
 		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
+	// the status before the entries: a change made after it gives the
+	// directory a later ctime than the one the listing is kept under
+	st := listings.cacheable(fd)
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
@@ -38,7 +59,7 @@ func readDir(dir string) ([]fs.DirEntry, error) {
 		}
 		if err != nil {
 			sortEntries(ents)
-			return ents, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
+			return ents, nil, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
 		}
 		if n <= 0 {
 			break
@@ -46,7 +67,7 @@ func readDir(dir string) ([]fs.DirEntry, error) {
 		ents = appendDirents(ents, dir, buf[:n])
 	}
 	sortEntries(ents)
-	return ents, nil
+	return ents, st, nil
 }
 
 // dirListing is what readDir answered for a directory.

@@ -33,7 +33,10 @@
 //     a hit, timed (cycling the mix would not do: it is larger than the
 //     cache, which keeps two generations of 1,024 entries). Median, p99 and mean µs per
 //     decision, the median of benign lines alone, allocations and bytes per
-//     decision (runtime.MemStats deltas), and the slowest lines.
+//     decision (runtime.MemStats deltas), and the slowest lines. The
+//     process runs as a `toolgate check` process does (runtimecfg.Apply:
+//     GOGC=800, the memory limit, the huge-page heap); a third pass per
+//     round, the baseline, sets Go's default GOGC=100 for its round.
 //  2. A stream through one `toolgate check` process: the distinct corpus
 //     lines once each, and the corpus cycled to 100,000 lines, each with
 //     --audit none and with --audit FILE --fsync batch (a fresh file per

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -27,6 +28,9 @@ import (
 const module = "github.com/toolgate/toolgate"
 
 func main() {
+	// rows 1 and 6 decide in this process: under the runtime settings of a
+	// `toolgate check` process
+	runtimecfg.Apply("check")
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

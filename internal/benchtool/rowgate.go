@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/gate"
 	"github.com/toolgate/toolgate/internal/corpus"
+	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/policies"
 )
 
@@ -126,8 +128,19 @@ func (b *bench) rowDecide(s *section) error {
 
 	var offMed, offMean, offP99, offBenign, offAllocs, offKiB []float64
 	var onMed, onMean, onP99, onAllocs []float64
+	var defMed, defP99 []float64
 	lineSum := make([]float64, len(lines))
 	err = interleave(b.sz.DecideReps,
+		// the baseline: the same gate under Go's default collector
+		func(int) error {
+			prev := debug.SetGCPercent(100)
+			defer debug.SetGCPercent(prev)
+			runtime.GC()
+			p := b.decidePass(off, lines, false)
+			defMed = append(defMed, median(p.lat))
+			defP99 = append(defP99, percentile(p.lat, 99))
+			return nil
+		},
 		func(int) error {
 			p := b.decidePass(off, lines, false)
 			for i, d := range p.perLine {
@@ -154,6 +167,8 @@ func (b *bench) rowDecide(s *section) error {
 	}
 	s.add("cache off: median per decision", "µs", offMed).atMost(60)
 	s.add("cache off: p99 per decision", "µs", offP99).atMost(300)
+	s.add("cache off, Go's default collector (GOGC=100): median", "µs", defMed).vs("toolgate's", ratios(defMed, offMed))
+	s.add("cache off, Go's default collector: p99", "µs", defP99).vs("toolgate's", ratios(defP99, offP99))
 	s.add("cache off: mean per decision (what a stream pays)", "µs", offMean)
 	s.add("cache off: median, benign lines only", "µs", offBenign)
 	s.add("cache off: allocations per decision", "allocs", offAllocs)
@@ -165,6 +180,7 @@ func (b *bench) rowDecide(s *section) error {
 	s.note("%s", describeMix(lines, first.verdicts))
 	s.note("slowest lines, cache off (mean over the rounds): %s", slowest(lines, lineSum, b.sz.DecideReps, 3))
 	s.note("each round decides every line with each gate (gate.New + DecideLine, decode included); cache on: each line twice in a row, the second call (a hit) timed; p99 is per round")
+	s.note("the runtime as in a `toolgate check` process (runtimecfg: GOGC=%d unless GOGC is set, the huge-page heap); the baseline pass sets Go's default GOGC=100 for its round", runtimecfg.StreamGCPercent)
 	return nil
 }
 

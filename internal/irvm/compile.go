@@ -66,6 +66,7 @@ func Compile(p *ir.Policy) (*Program, error) {
 		out.nlocals = len(c.slots)
 		c.prog.plans = append(c.prog.plans, out)
 	}
+	c.prog.findGuards()
 	return c.prog, nil
 }
 

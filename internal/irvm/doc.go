@@ -10,7 +10,10 @@
 // (natives.go; TestNativesAgree compares each with OPA's over a grid of
 // operands), calls OPA's own for the rest (opa.go, converting the
 // operands), and memoises rules that depend on input and data only, as
-// OPA's Wasm target does. The gain is speed: no unification, no binding
+// OPA's Wasm target does. A rule body that opens with a membership test on
+// the input ("curl" in input.present.names) is passed over when the test
+// fails, without running its statements (guard.go), its path looked up
+// once per evaluation. The gain is speed: no unification, no binding
 // trails, no per-expression tracing hooks. A compiled program can be
 // written out as Go source of this package (static.go) and used without
 // OPA's compiler: that is how toolgate ships the default policy's plan

@@ -80,6 +80,8 @@ func (p *Program) getEvaluator() *evaluator {
 		memoed: make([]bool, n),
 		frames: make([]frame, n),
 		active: make([]bool, n),
+		used:   make([]bool, n),
+		gpaths: make([]guardPath, len(p.guardPaths)),
 	}
 	for i, fn := range p.funcs {
 		e.frames[i].locals = make([]value.Value, fn.nlocals)
@@ -89,11 +91,15 @@ func (p *Program) getEvaluator() *evaluator {
 
 func (p *Program) putEvaluator(e *evaluator) {
 	clear(e.memo) // the values belong to the caller now
-	for i := range e.frames {
+	// only the frames this evaluation used hold values
+	for _, i := range e.usedList {
 		clear(e.frames[i].locals)
 		e.frames[i].ret = nil
+		e.used[i] = false
 	}
+	e.usedList = e.usedList[:0]
 	e.input, e.data, e.results = nil, nil, nil
+	clear(e.gpaths)
 	e.env = Env{}
 	clear(e.active)
 	clear(e.args[:cap(e.args)])
@@ -115,6 +121,12 @@ type evaluator struct {
 	// recursion, but the plan is not trusted to know that)
 	frames []frame
 	active []bool
+	// used marks the frames this evaluation used, listed in usedList
+	used     []bool
+	usedList []int32
+	// gpaths are the guards' paths into the input looked up in this
+	// evaluation, by Program.guardPaths index
+	gpaths []guardPath
 }
 
 type frame struct {
@@ -133,6 +145,27 @@ const (
 // target does: each but the last is a block of its own; a return ends all.
 func (e *evaluator) run(blocks []*block, fr *frame) error {
 	for _, b := range blocks {
+		r, err := e.exec(b, fr)
+		if err != nil {
+			return err
+		}
+		if r == returned || r > 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// runGuarded is run for a function's blocks, passing over those whose
+// guard fails (guards[i] is block i's, or nil; guards may be nil).
+func (e *evaluator) runGuarded(blocks []*block, guards []*guard, fr *frame) error {
+	if guards == nil {
+		return e.run(blocks, fr)
+	}
+	for i, b := range blocks {
+		if g := guards[i]; g != nil && e.fails(g, fr) {
+			continue
+		}
 		r, err := e.exec(b, fr)
 		if err != nil {
 			return err
@@ -409,11 +442,15 @@ func (e *evaluator) call(s *stmt, fr *frame) (value.Value, error) {
 		clear(callee.locals)
 		callee.ret = nil
 		e.active[s.n] = true
+		if !e.used[s.n] {
+			e.used[s.n] = true
+			e.usedList = append(e.usedList, s.n)
+		}
 	}
 	for i, p := range fn.params {
 		callee.locals[p] = e.get(fr, args[i]) // input may be undefined
 	}
-	err := e.run(fn.blocks, callee)
+	err := e.runGuarded(fn.blocks, e.prog.guards[s.n], callee)
 	if callee == &e.frames[s.n] {
 		e.active[s.n] = false
 	}

@@ -174,7 +174,12 @@ type Program struct {
 	// builtins their implementations, resolved from the names (resolve)
 	bnames   []builtinName
 	builtins []builtin
-	pool     sync.Pool // of *evaluator
+	// guards are the membership tests that open blocks of functions, by
+	// function and block (findGuards)
+	guards [][]*guard
+	// guardPaths are the distinct pairs of keys the guards look up
+	guardPaths [][2]operand
+	pool       sync.Pool // of *evaluator
 }
 
 type builtinName struct {

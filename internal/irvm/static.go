@@ -51,12 +51,12 @@ func (s *Static) Program() (*Program, error) {
 	if err := p.resolve(); err != nil {
 		return nil, fmt.Errorf("irvm: %w", err)
 	}
-	if s.checked {
-		return p, nil
+	if !s.checked {
+		if err := p.check(); err != nil {
+			return nil, fmt.Errorf("irvm: static program %s: %w", s.Key, err)
+		}
 	}
-	if err := p.check(); err != nil {
-		return nil, fmt.Errorf("irvm: static program %s: %w", s.Key, err)
-	}
+	p.findGuards()
 	return p, nil
 }
 

@@ -49,6 +49,21 @@ deny contains "write" if {
 	p.access == "write"
 }
 
+deny contains "writes" if {
+	input.present.writes
+	some p in input.paths
+	p.access == "write"
+}
+
+deny contains "unsandboxed" if {
+	input.sandboxed == false
+	count(input.commands) > 0
+}
+
+deny contains "not exec" if {
+	input.tool != "exec"
+}
+
 ask contains "curl" if {
 	"curl" in input.present.names
 	input.present.names["curl"]
@@ -62,6 +77,10 @@ func TestGuardsAgreeWithTopdown(t *testing.T) {
 	ctx := context.Background()
 	inputs := []string{
 		`{"present": {"names": ["rm"], "groups": [], "access": []}, "commands": [{"name": "rm"}]}`,
+		`{"present": {"writes": true}, "paths": [{"access": "write"}], "sandboxed": false, "tool": "exec", "commands": [1]}`,
+		`{"present": {"writes": false}, "paths": [{"access": "write"}], "sandboxed": true, "tool": "read_file", "commands": [1]}`,
+		`{"present": {"writes": 1}, "paths": [{"access": "write"}], "sandboxed": "false", "tool": 7, "commands": [1]}`,
+		`{"present": {"writes": null}, "paths": [{"access": "write"}], "sandboxed": null, "commands": []}`,
 		`{"present": {"names": ["ls"], "groups": ["net", "x"], "access": ["write"]}, "commands": [{"name": "ls"}], "paths": [{"access": "write"}]}`,
 		`{"present": {"names": ["curl", "rm"], "groups": ["net"]}, "commands": [{"name": "curl"}, {"name": "rm"}, {"name": "x"}]}`,
 		`{"present": {"names": {"a": "curl"}, "groups": "net"}, "commands": []}`,
@@ -72,7 +91,7 @@ func TestGuardsAgreeWithTopdown(t *testing.T) {
 		`{}`,
 		`[1]`,
 	}
-	for query, guards := range map[string]int{"data.g.deny": 4, "data.g.ask": 1, "data.g": 5} {
+	for query, guards := range map[string]int{"data.g.deny": 6, "data.g.ask": 1, "data.g": 7} {
 		opts := []func(*rego.Rego){rego.Query(query), rego.Module("g.rego", guarded), rego.StrictBuiltinErrors(true)}
 		pq, err := rego.New(opts...).PrepareForEval(ctx)
 		if err != nil {

@@ -4783,6 +4783,7 @@ func (r *run) linksUnder(dir, access string, idx int, name string, st *state, bu
 		if err != nil {
 			return
 		}
+		r.stats.seed(d, ents)
 		for _, e := range ents {
 			if *budget--; *budget < 0 {
 				return

@@ -2,6 +2,8 @@ package parser
 
 import (
 	"io/fs"
+	"os"
+	"path"
 	"slices"
 	"sync"
 	"time"
@@ -62,6 +64,7 @@ var racyWindow = 2 * time.Second
 const (
 	maxListings       = 8192
 	maxListingEntries = 4096
+	maxListingLinks   = 64
 )
 
 // localFS are the file systems (statfs f_type) whose directory ctime
@@ -120,9 +123,31 @@ func (c *listingCache) store(dir string, st *unix.Stat_t, ents []fs.DirEntry) {
 	if len(ents) > maxListingEntries {
 		return
 	}
+	links := 0
 	for _, e := range ents {
-		if de, ok := e.(*dirEntry); !ok || !de.known {
+		de, ok := e.(*dirEntry)
+		if !ok || !de.known {
 			return
+		}
+		if de.typ&fs.ModeSymlink != 0 {
+			links++
+		}
+	}
+	// the links' targets, read after the status the listing is kept under
+	// (a link given another target since is a new entry: a new ctime), so
+	// that analyses resolve them without a system call; a directory of
+	// many links keeps them unread
+	if links <= maxListingLinks {
+		for _, e := range ents {
+			de := e.(*dirEntry)
+			if de.typ&fs.ModeSymlink == 0 {
+				continue
+			}
+			t, err := os.Readlink(path.Join(dir, de.name))
+			if err != nil {
+				return
+			}
+			de.target, de.targetKnown = t, true
 		}
 	}
 	k := &keptListing{dev: st.Dev, ino: st.Ino, ctim: st.Ctim, ents: slices.Clone(ents)}

@@ -182,6 +182,47 @@ func TestListingCacheAnalysis(t *testing.T) {
 	if got := real(); !slices.Contains(got, "/etc/hostname") {
 		t.Errorf("cat * after a link to /etc/hostname was made: paths %q", got)
 	}
+	// the listing kept with the link's target, then the link given
+	// another target at once
+	settle()
+	if got := real(); !slices.Contains(got, "/etc/hostname") || !kept(ws) {
+		t.Fatalf("cat * with the link: paths %q, kept %v", got, kept(ws))
+	}
+	os.Remove(filepath.Join(ws, "e"))
+	os.Symlink("/etc/passwd", filepath.Join(ws, "e"))
+	if got := real(); !slices.Contains(got, "/etc/passwd") || slices.Contains(got, "/etc/hostname") {
+		t.Errorf("cat * after the link was given another target: paths %q", got)
+	}
+}
+
+// TestListingCacheSeeds: what a kept listing seeds the stat memo with,
+// links and their targets included, is what lstat and readlink say.
+func TestListingCacheSeeds(t *testing.T) {
+	shortRacyWindow(t)
+	dir := resolveTempDir(t)
+	os.Mkdir(filepath.Join(dir, "d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
+	os.Symlink("d", filepath.Join(dir, "l"))
+	os.Symlink("/nonexistent/x", filepath.Join(dir, "dangling"))
+	settle()
+	readDir(dir)
+	ents, err := readDir(dir)
+	if err != nil || !kept(dir) {
+		t.Fatalf("readDir: %v, kept %v", err, kept(dir))
+	}
+	seeded := statMemo{}
+	seeded.seed(dir, ents)
+	for _, name := range []string{"d", "f", "l", "dangling"} {
+		p := dir + "/" + name
+		got, ok := seeded[p]
+		if !ok {
+			t.Errorf("%s was not seeded from the kept listing", name)
+			continue
+		}
+		if want := (statMemo{}).look(p); got != want {
+			t.Errorf("%s: seeded %+v, lstat %+v", name, got, want)
+		}
+	}
 }
 
 // TestListingCacheConcurrent: analyses list directories from several

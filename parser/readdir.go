@@ -197,6 +197,9 @@ type dirEntry struct {
 	dir, name string
 	typ       fs.FileMode
 	known     bool // typ is what lstat says (not a failed lstat's zero)
+	// a link's target, read when its listing was kept (listingCache.store)
+	target      string
+	targetKnown bool
 }
 
 func (e *dirEntry) Name() string               { return e.name }

@@ -124,8 +124,10 @@ func (m statMemo) look(p string) linkInfo {
 // seed remembers what a listing of dir said about its entries, which is
 // what lstat would say of each (the type of the entry itself, dir reached
 // through any links), so the paths a glob matched are classified without
-// a stat each. Links are left to look, which reads their targets; so is
-// any entry when dir is not an absolute, clean path.
+// a stat each. A link is seeded when the listing came from the listing
+// cache with its target (read when it was kept, current while it is);
+// other links are left to look, which reads their targets; so is any entry
+// when dir is not an absolute, clean path.
 func (m statMemo) seed(dir string, ents []fs.DirEntry) {
 	if m == nil || !path.IsAbs(dir) || path.Clean(dir) != dir {
 		return
@@ -134,14 +136,26 @@ func (m statMemo) seed(dir string, ents []fs.DirEntry) {
 		dir = ""
 	}
 	for _, e := range ents {
-		de, ok := e.(*dirEntry)
-		if !ok || !de.known || de.typ&fs.ModeSymlink != 0 {
+		var de *dirEntry
+		switch e := e.(type) {
+		case *dirEntry:
+			de = e
+		case *linkEntry: // a link in a listing the glob expansion asked for
+			de = e.dirEntry
+		}
+		if de == nil || !de.known {
 			continue
 		}
-		t := de.typ
+		li := linkInfo{dir: de.typ.IsDir()}
+		if de.typ&fs.ModeSymlink != 0 {
+			if !de.targetKnown {
+				continue
+			}
+			li = linkInfo{link: true, target: de.target}
+		}
 		p := dir + "/" + de.name
 		if _, ok := m[p]; !ok {
-			m[p] = linkInfo{dir: t.IsDir()}
+			m[p] = li
 		}
 	}
 }

@@ -65,12 +65,14 @@ func (o *Options) defaults() {
 // Analyzer turns scripts into facts. It is safe for concurrent use: each call
 // to Analyze keeps its state on its own.
 type Analyzer struct {
-	cfg          Config
-	shells       map[string]bool
-	interpreters []string
-	wrappers     map[string]bool
-	execSinks    map[string]bool
-	fileSinks    map[string]bool
+	cfg    Config
+	shells map[string]bool
+	// interpreters by exact name, and the patterns among them
+	interpreters       map[string]bool
+	interpreterPattern []string
+	wrappers           map[string]bool
+	execSinks          map[string]bool
+	fileSinks          map[string]bool
 	// command groups, by exact name and by pattern
 	groupExact    map[string][]string
 	groupPatterns []groupPattern
@@ -101,9 +103,16 @@ func New(cfg Config) *Analyzer {
 		}
 		return m
 	}
-	a := &Analyzer{cfg: cfg, shells: set(cfg.Shells), interpreters: cfg.Interpreters,
+	a := &Analyzer{cfg: cfg, shells: set(cfg.Shells), interpreters: map[string]bool{},
 		wrappers: set(cfg.Wrappers), execSinks: set(cfg.ExecSinkVars), fileSinks: set(cfg.FileSinkVars),
 		groupExact: map[string][]string{}}
+	for _, n := range cfg.Interpreters {
+		if strings.ContainsAny(n, "*?[") {
+			a.interpreterPattern = append(a.interpreterPattern, n)
+		} else {
+			a.interpreters[n] = true
+		}
+	}
 	for g, names := range cfg.groups() {
 		for _, n := range names {
 			if strings.ContainsAny(n, "*?[") {
@@ -117,14 +126,12 @@ func New(cfg Config) *Analyzer {
 }
 
 func (a *Analyzer) isInterpreter(name string) bool {
-	for _, p := range a.interpreters {
-		if p == name {
+	if a.interpreters[name] {
+		return true
+	}
+	for _, p := range a.interpreterPattern {
+		if ok, _ := path.Match(p, name); ok {
 			return true
-		}
-		if strings.ContainsAny(p, "*?[") {
-			if ok, _ := path.Match(p, name); ok {
-				return true
-			}
 		}
 	}
 	return false

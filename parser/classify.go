@@ -18,6 +18,9 @@ type classifier struct {
 	secretPat [][]string  // component patterns of entries with wildcards
 	secretRaw []string
 	names     []string
+	// nameMatch is how each of names is matched against a base name: by
+	// equality, by suffix ("*.pem") or by path.Match
+	nameMatch []nameMatcher
 	// reserved are the top directories under /tmp that hold the workspace
 	// or the home directory: they are not scratch space, whatever /tmp is.
 	reserved []string
@@ -27,6 +30,9 @@ type classifier struct {
 
 func newClassifier(cfg Config, ws, home string) *classifier {
 	c := &classifier{ws: ws, home: home, readRoots: map[string]bool{}, secrets: map[string]string{}, names: cfg.SensitiveNames, protected: resolveProtected(cfg.Protected)}
+	for _, n := range c.names {
+		c.nameMatch = append(c.nameMatch, matcherFor(n))
+	}
 	for _, d := range []string{ws, home} {
 		for _, tmp := range []string{"/tmp", "/dev/shm", "/var/tmp"} {
 			if rest, ok := strings.CutPrefix(d, tmp+"/"); ok && rest != "" {
@@ -315,13 +321,42 @@ func (c *classifier) sensitive(p string, zone string) (bool, string) {
 	}
 	if zone != "workspace" && zone != "workspace_root" {
 		base := path.Base(p)
-		for _, n := range c.names {
-			if ok, _ := path.Match(n, base); ok {
-				return true, n
+		for i, m := range c.nameMatch {
+			if m.match(base) {
+				return true, c.names[i]
 			}
 		}
 	}
 	return false, ""
+}
+
+// nameMatcher matches a base name against one of the sensitive names as
+// path.Match does, without its work for the common shapes.
+type nameMatcher struct {
+	kind byte   // '=' equal, '*' suffix, 'p' path.Match
+	text string // the name, or the suffix after "*"
+}
+
+func matcherFor(n string) nameMatcher {
+	switch {
+	case !strings.ContainsAny(n, `*?[\`):
+		return nameMatcher{'=', n}
+	case strings.HasPrefix(n, "*") && !strings.ContainsAny(n[1:], `*?[\`):
+		return nameMatcher{'*', n[1:]}
+	}
+	return nameMatcher{'p', n}
+}
+
+func (m nameMatcher) match(base string) bool {
+	switch m.kind {
+	case '=':
+		return base == m.text
+	case '*':
+		// "*" matches any run of characters but "/", and a base name has none
+		return strings.HasSuffix(base, m.text) && !strings.Contains(base, "/")
+	}
+	ok, _ := path.Match(m.text, base)
+	return ok
 }
 
 func matchComps(pat, comps []string) bool {

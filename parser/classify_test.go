@@ -3,6 +3,7 @@ package parser
 import (
 	"fmt"
 	"math/rand"
+	"path"
 	"strings"
 	"testing"
 )
@@ -112,6 +113,22 @@ func TestCouldBeSensitiveDeterministic(t *testing.T) {
 		c := newClassifier(Config{SensitivePaths: paths}, "/w", "/h")
 		if ok, r := c.couldBeSensitive("/h/*", false, "outside"); !ok || r != first {
 			t.Fatalf("got %q %v, want %q", r, ok, first)
+		}
+	}
+}
+
+// TestNameMatcherAgreesWithPathMatch: the sensitive-name matcher answers
+// as path.Match for every shape of name it shortens.
+func TestNameMatcherAgreesWithPathMatch(t *testing.T) {
+	names := []string{"id_rsa", ".env", "*.pem", "*.key", "*", "*.", "id_*", "*_key*", "[.]env", `\*.pem`, "*.p[e]m", "?env", ".env.*", "credentials", ""}
+	bases := []string{"id_rsa", "id_rsa.pub", ".env", "x.pem", ".pem", "pem", "a.key", "key", "a.b.pem", "*.pem", "env", "xenv", ".env.local", "", "/", ".", "a.", "id_", "credentials", "x_key_y"}
+	for _, n := range names {
+		m := matcherFor(n)
+		for _, b := range bases {
+			want, _ := path.Match(n, b)
+			if got := m.match(b); got != want {
+				t.Errorf("name %q, base %q: %v, path.Match %v", n, b, got, want)
+			}
 		}
 	}
 }

@@ -187,12 +187,20 @@ func (e *evaluator) fails(g *guard, fr *frame) bool {
 		val := v[n-1]
 		switch g.kind {
 		case guardMember:
-			args := append(e.args[:0], e.consts[-1-operand(g.x)], val)
-			var err error
-			r, err = g.member(args)
-			e.args = args[:0]
-			if err != nil || r == nil || value.Equal(r, g.c) != g.ne {
-				return false
+			if set, ok := val.(*value.Set); ok {
+				// what member answers for a set, without the call
+				if set.Contains(e.consts[-1-operand(g.x)]) {
+					return false
+				}
+				r = value.False
+			} else {
+				args := append(e.args[:0], e.consts[-1-operand(g.x)], val)
+				var err error
+				r, err = g.member(args)
+				e.args = args[:0]
+				if err != nil || r == nil || value.Equal(r, g.c) != g.ne {
+					return false
+				}
 			}
 			L[g.assigned], L[g.out] = val, r
 		case guardCompare:

@@ -77,6 +77,9 @@ func TestGuardsAgreeWithTopdown(t *testing.T) {
 	ctx := context.Background()
 	inputs := []string{
 		`{"present": {"names": ["rm"], "groups": [], "access": []}, "commands": [{"name": "rm"}]}`,
+		// sets, as toolgate's index holds (Rego's set syntax)
+		`{"present": {"names": {"rm", "ls"}, "groups": {"net"}, "access": {"write"}, "writes": true}, "commands": [{"name": "rm"}], "paths": [{"access": "write"}]}`,
+		`{"present": {"names": {"curl"}, "groups": set(), "access": set()}, "commands": [{"name": "curl"}]}`,
 		`{"present": {"writes": true}, "paths": [{"access": "write"}], "sandboxed": false, "tool": "exec", "commands": [1]}`,
 		`{"present": {"writes": false}, "paths": [{"access": "write"}], "sandboxed": true, "tool": "read_file", "commands": [1]}`,
 		`{"present": {"writes": 1}, "paths": [{"access": "write"}], "sandboxed": "false", "tool": 7, "commands": [1]}`,

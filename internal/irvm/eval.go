@@ -46,7 +46,7 @@ func (p *Program) Eval(ctx context.Context, name string, input, data value.Value
 	}
 	fr.locals[1] = data
 	e.input, e.data = input, data
-	if err := e.run(pl.blocks, fr); err != nil {
+	if err := e.run(pl.blocks, nil, fr); err != nil {
 		return nil, err
 	}
 	return e.results, nil
@@ -143,28 +143,14 @@ const (
 
 // run executes a function's or a plan's blocks in order, as OPA's Wasm
 // target does: each but the last is a block of its own; a return ends all.
-func (e *evaluator) run(blocks []*block, fr *frame) error {
-	for _, b := range blocks {
-		r, err := e.exec(b, fr)
-		if err != nil {
-			return err
-		}
-		if r == returned || r > 0 {
-			return nil
-		}
-	}
-	return nil
-}
-
-// runGuarded is run for a function's blocks, passing over those whose
-// guard fails (guards[i] is block i's, or nil; guards may be nil).
-func (e *evaluator) runGuarded(blocks []*block, guards []*guard, fr *frame) error {
-	if guards == nil {
-		return e.run(blocks, fr)
-	}
+// A block whose guard fails is passed over (guards[i] is block i's, or
+// nil; guards is nil for a plan and for a function without guards).
+func (e *evaluator) run(blocks []*block, guards []*guard, fr *frame) error {
 	for i, b := range blocks {
-		if g := guards[i]; g != nil && e.fails(g, fr) {
-			continue
+		if guards != nil {
+			if g := guards[i]; g != nil && e.fails(g, fr) {
+				continue
+			}
 		}
 		r, err := e.exec(b, fr)
 		if err != nil {
@@ -450,7 +436,7 @@ func (e *evaluator) call(s *stmt, fr *frame) (value.Value, error) {
 	for i, p := range fn.params {
 		callee.locals[p] = e.get(fr, args[i]) // input may be undefined
 	}
-	err := e.runGuarded(fn.blocks, e.prog.guards[s.n], callee)
+	err := e.run(fn.blocks, e.prog.guards[s.n], callee)
 	if callee == &e.frames[s.n] {
 		e.active[s.n] = false
 	}

@@ -130,7 +130,7 @@ func (a *Analyzer) isInterpreter(name string) bool {
 		return true
 	}
 	for _, p := range a.interpreterPattern {
-		if ok, _ := path.Match(p, name); ok {
+		if ok, _ := path.Match(p, name); ok || p == name {
 			return true
 		}
 	}

@@ -41,11 +41,13 @@ import (
 //     (localFS).
 //
 // The cache holds at most maxListings listings of at most
-// maxListingEntries entries each; past that an arbitrary one is dropped.
-// Entries are shared between analyses and never changed.
+// maxListingEntries entries each, maxKeptEntries entries in all (a few
+// tens of MiB); past that arbitrary ones are dropped. Entries are shared
+// between analyses and never changed.
 type listingCache struct {
-	mu sync.RWMutex
-	m  map[string]*keptListing
+	mu      sync.RWMutex
+	m       map[string]*keptListing
+	entries int // the entries of the listings in m
 }
 
 // keptListing is a listing and the status of the directory it was read in.
@@ -65,6 +67,7 @@ const (
 	maxListings       = 8192
 	maxListingEntries = 4096
 	maxListingLinks   = 64
+	maxKeptEntries    = 200_000
 )
 
 // localFS are the file systems (statfs f_type) whose directory ctime
@@ -156,11 +159,17 @@ func (c *listingCache) store(dir string, st *unix.Stat_t, ents []fs.DirEntry) {
 	if c.m == nil {
 		c.m = map[string]*keptListing{}
 	}
-	if _, ok := c.m[dir]; !ok && len(c.m) >= maxListings {
-		for d := range c.m {
-			delete(c.m, d)
+	if old, ok := c.m[dir]; ok {
+		c.entries -= len(old.ents)
+		delete(c.m, dir)
+	}
+	for d, old := range c.m {
+		if len(c.m) < maxListings && c.entries+len(k.ents) <= maxKeptEntries {
 			break
 		}
+		c.entries -= len(old.ents)
+		delete(c.m, d)
 	}
 	c.m[dir] = k
+	c.entries += len(k.ents)
 }

@@ -259,3 +259,41 @@ func TestListingCacheConcurrent(t *testing.T) {
 		t.Errorf("after the writes b lists %d entries, want 51", len(m))
 	}
 }
+
+// TestListingCacheBounded: the cache drops listings to stay within its
+// count of listings and of entries, and keeps its count of entries right.
+func TestListingCacheBounded(t *testing.T) {
+	var c listingCache
+	ents := func(n int) []fs.DirEntry {
+		out := make([]fs.DirEntry, n)
+		for i := range out {
+			out[i] = &dirEntry{name: fmt.Sprint(i), known: true}
+		}
+		return out
+	}
+	st := &unix.Stat_t{}
+	for i := range maxListings + 10 {
+		c.store(fmt.Sprint("/d", i), st, ents(1))
+	}
+	if len(c.m) != maxListings || c.entries != maxListings {
+		t.Errorf("%d listings, %d entries kept; want %d of each", len(c.m), c.entries, maxListings)
+	}
+	for i := range 200 {
+		c.store(fmt.Sprint("/big", i), st, ents(maxListingEntries))
+	}
+	sum := 0
+	for _, k := range c.m {
+		sum += len(k.ents)
+	}
+	if c.entries != sum || sum > maxKeptEntries || len(c.m) > maxListings {
+		t.Errorf("%d listings, %d entries counted, %d kept; at most %d listings and %d entries", len(c.m), c.entries, sum, maxListings, maxKeptEntries)
+	}
+	c.store("/big0", st, ents(3)) // again, smaller
+	sum = 0
+	for _, k := range c.m {
+		sum += len(k.ents)
+	}
+	if c.entries != sum {
+		t.Errorf("after a listing was replaced: %d entries counted, %d kept", c.entries, sum)
+	}
+}

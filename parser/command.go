@@ -1612,25 +1612,54 @@ func (r *run) operands(idx int, name string, args []field, local *state) {
 
 // secretArgs counts any argument naming a secret by absolute or home path
 // as a read: options the argument table does not know may take file names.
+//
+// Besides the argument itself and the value after "=", it looks at the
+// file an "@FILE" argument names (a response file: gcc, ld, rustc, javac
+// and many others read it as more arguments, and echo each they cannot
+// use in an error message) and at a value glued to a short option at the
+// end of a cluster ("-qF/abs/path": git commit, config -f, grep -f).
 func (r *run) secretArgs(idx int, name string, args []field, local *state) {
-	{
-		for _, a := range args {
-			t := a.text
-			if i := strings.IndexByte(t, '='); i > 0 && !strings.ContainsAny(t[:i], "/~") {
-				t = t[i+1:] // --opt=PATH, IdentityFile=PATH
-			}
-			if i := strings.IndexByte(t, ':'); i > 0 {
-				t = t[:i] // SRC:DST (bind mounts, scp)
-			}
-			if a.dynamic || !(strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~")) {
-				continue
-			}
+	for _, a := range args {
+		if a.dynamic {
+			continue
+		}
+		for _, t := range secretCandidates(a.text) {
 			abs := path.Clean(r.tilde(t))
 			if s, _ := r.cls.sensitive(abs, r.cls.zone(abs)); s {
 				r.addPath(field{text: t, pattern: t}, local, "read", idx, name)
 			}
 		}
 	}
+}
+
+// secretCandidates are the absolute or home paths an argument may name
+// for secretArgs.
+func secretCandidates(arg string) []string {
+	var out []string
+	try := func(t string) {
+		if i := strings.IndexByte(t, ':'); i > 0 {
+			t = t[:i] // SRC:DST (bind mounts, scp)
+		}
+		if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") {
+			out = append(out, t)
+		}
+	}
+	t := arg
+	if i := strings.IndexByte(t, '='); i > 0 && !strings.ContainsAny(t[:i], "/~") {
+		t = t[i+1:] // --opt=PATH, IdentityFile=PATH
+	}
+	try(t)
+	if rest, ok := strings.CutPrefix(t, "@"); ok {
+		try(rest) // @FILE, --opt=@FILE
+	}
+	if strings.HasPrefix(arg, "-") && !strings.HasPrefix(arg, "--") {
+		// -qF/path: the value of the cluster's last option (~ is not
+		// expanded inside a word, so only an absolute path)
+		if i := strings.IndexByte(arg, '/'); i > 1 && !strings.Contains(arg[:i], "=") {
+			try(arg[i:])
+		}
+	}
+	return out
 }
 
 func (r *run) roleOperands(idx int, name string, args []field, local *state) {

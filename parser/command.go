@@ -3761,6 +3761,11 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 // sedScript finds the files a sed script itself reads or writes (the r, R,
 // w, W commands and the w flag of s) and its e command, which runs the
 // pattern space as a shell command.
+// sedLongs are GNU sed's long options, for expandArgs.
+var sedLongs = strings.Fields(`--quiet --silent --debug --expression --file --follow-symlinks --in-place
+--line-length --null-data --zero-terminated --posix --regexp-extended --sandbox --separate --unbuffered
+--binary --help --version`)
+
 func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin) {
 	var scripts []field
 	explicit := false
@@ -3792,41 +3797,75 @@ func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin)
 		}
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed -f " + f.text, Cmd: idx})
 	}
-	for k := 0; k < len(args); k++ {
-		t := args[k].text
-		switch {
-		case (t == "-f" || t == "--file") && k+1 < len(args):
-			explicit = true
-			k++
-			fromFile(args[k])
-			continue
-		case strings.HasPrefix(t, "--file="):
-			explicit = true
-			v := strings.TrimPrefix(t, "--file=")
-			fromFile(field{text: v, pattern: v, dynamic: args[k].dynamic})
-			continue
-		case strings.HasPrefix(t, "-f") && len(t) > 2 && !strings.HasPrefix(t, "--"):
-			explicit = true
-			fromFile(field{text: t[2:], pattern: t[2:], dynamic: args[k].dynamic})
-			continue
+	// GNU sed's options as getopt_long reads them: short options
+	// clustered (-ne'1e cmd', -nf FILE), a value attached or in the next
+	// argument, long options abbreviated to a unique prefix
+	// (--expr=…, --fi FILE)
+	args = expandArgs(args, sedLongs...)
+	script := func(f field) {
+		scripts = append(scripts, f)
+		explicit = true
+	}
+	value := func(k int, attached string, f field) (field, int, bool) {
+		if attached != "" {
+			return field{text: attached, pattern: attached, dynamic: f.dynamic}, k, true
 		}
+		if k+1 < len(args) {
+			return args[k+1], k + 1, true
+		}
+		return field{}, k, false
+	}
+	operands := false
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
 		switch {
-		case (t == "-e" || t == "--expression") && k+1 < len(args):
-			scripts = append(scripts, args[k+1])
-			explicit = true
-			k++
-		case strings.HasPrefix(t, "--expression="):
-			scripts = append(scripts, field{text: strings.TrimPrefix(t, "--expression="), dynamic: args[k].dynamic})
-			explicit = true
-		case strings.HasPrefix(t, "-e") && len(t) > 2:
-			scripts = append(scripts, field{text: t[2:], dynamic: args[k].dynamic})
-			explicit = true
-		case t == "-f" || t == "--file":
-			explicit = true
-			k++
-		case !explicit && !strings.HasPrefix(t, "-"):
-			scripts = append(scripts, args[k])
-			explicit = true
+		case operands || t == "-" || !strings.HasPrefix(t, "-"):
+			if !explicit {
+				script(a)
+			}
+		case t == "--":
+			operands = true
+		case strings.HasPrefix(t, "--"):
+			key, val, eq := strings.Cut(t, "=")
+			switch key {
+			case "--expression", "--file", "--line-length":
+				v, next, ok := value(k, val, a)
+				if eq {
+					v, next, ok = field{text: val, pattern: val, dynamic: a.dynamic}, k, true
+				}
+				k = next
+				if !ok {
+					continue
+				}
+				switch key {
+				case "--expression":
+					script(v)
+				case "--file":
+					explicit = true
+					fromFile(v)
+				}
+			}
+		default:
+			// a cluster of short options
+			for j := 1; j < len(t); j++ {
+				c := t[j]
+				if c == 'i' {
+					break // -i[SUFFIX]: the rest of the cluster is its suffix
+				}
+				if c != 'e' && c != 'f' && c != 'l' {
+					continue
+				}
+				v, next, ok := value(k, t[j+1:], a)
+				k = next
+				if ok && c == 'e' {
+					script(v)
+				} else if ok && c == 'f' {
+					explicit = true
+					fromFile(v)
+				}
+				break
+			}
 		}
 	}
 	for _, s := range scripts {

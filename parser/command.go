@@ -3339,50 +3339,144 @@ func (r *run) gitOptions(idx int, sub string, rest []field, st *state, sc scope)
 		return field{}, false
 	}
 	for k, a := range rest {
-		t := a.text
-		if v, ok := value(k, t, "--output", "-o"); ok && sub != "commit" && sub != "clone" {
-			r.addPath(v, st, "write", idx, "git")
-		}
-		for _, o := range []struct{ long, short, access string }{
-			{"--prefix", "", "write"}, {"--directory", "", "write"}, {"--file", "-F", "read"}, {"--add-file", "", "read"},
-			{"--output-directory", "", "write"}, {"--template", "", "read"}, {"--signature-file", "", "read"},
-			{"--cover-letter-file", "", "read"}, {"--description-file", "", "read"},
-		} {
-			if sub == "clone" && o.long == "--template" {
-				continue
-			}
-			if v, ok := value(k, t, o.long, o.short); ok {
-				r.addPath(v, st, o.access, idx, "git")
+		for _, t := range gitViews(sub, a) {
+			if err := r.gitOption(idx, sub, k, t, st, sc, value); err != nil {
+				return err
 			}
 		}
-		for _, o := range []struct{ long, short string }{
-			{"--exec", "-x"}, {"--upload-pack", "-u"}, {"--receive-pack", ""}, {"--extcmd", "-x"},
-			{"--open-files-in-pager", "-O"}, {"--tree-filter", ""}, {"--index-filter", ""}, {"--env-filter", ""},
-			{"--msg-filter", ""}, {"--commit-filter", ""}, {"--tag-name-filter", ""}, {"--parent-filter", ""},
-		} {
-			short := o.short
-			if short == "-x" && sub != "rebase" && sub != "difftool" && sub != "mergetool" {
-				short = ""
-			}
-			if short == "-u" && sub != "clone" && sub != "fetch" && sub != "ls-remote" && sub != "pull" && sub != "archive" {
-				short = ""
-			}
-			if short == "-O" && sub != "grep" {
-				short = ""
-			}
-			if v, ok := value(k, t, o.long, short); ok {
-				if err := r.scriptArg(idx, v, st, sc); err != nil {
-					return err
-				}
-			}
-		}
-		if rest, ok := strings.CutPrefix(t, "ext::"); ok {
+		if rest, ok := strings.CutPrefix(a.text, "ext::"); ok {
 			// git's ext transport runs a command
 			if err := r.scriptArg(idx, field{text: rest, pattern: rest, dynamic: a.dynamic}, st, sc); err != nil {
 				return err
 			}
 		}
 	}
+	return r.gitOperands(idx, sub, rest, st, sc, value)
+}
+
+// gitOption judges one option word of a git subcommand (or one reading of
+// it: gitViews).
+func (r *run) gitOption(idx int, sub string, k int, t string, st *state, sc scope, value func(k int, t, long, short string) (field, bool)) error {
+	if v, ok := value(k, t, "--output", "-o"); ok && sub != "commit" && sub != "clone" {
+		r.addPath(v, st, "write", idx, "git")
+	}
+	for _, o := range gitFileOptions {
+		if sub == "clone" && o.long == "--template" {
+			continue
+		}
+		if v, ok := value(k, t, o.long, o.short); ok {
+			r.addPath(v, st, o.access, idx, "git")
+		}
+	}
+	for _, o := range gitCommandOptions {
+		if v, ok := value(k, t, o.long, gitShort(sub, o.short)); ok {
+			if err := r.scriptArg(idx, v, st, sc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gitFileOptions are git options whose value is a file git reads or
+// writes.
+var gitFileOptions = []struct{ long, short, access string }{
+	{"--prefix", "", "write"}, {"--directory", "", "write"}, {"--file", "-F", "read"}, {"--add-file", "", "read"},
+	{"--output-directory", "", "write"}, {"--template", "", "read"}, {"--signature-file", "", "read"},
+	{"--cover-letter-file", "", "read"}, {"--description-file", "", "read"},
+}
+
+// gitCommandOptions are git options whose value git runs as a command.
+var gitCommandOptions = []struct{ long, short string }{
+	{"--exec", "-x"}, {"--upload-pack", "-u"}, {"--receive-pack", ""}, {"--extcmd", "-x"},
+	{"--open-files-in-pager", "-O"}, {"--tree-filter", ""}, {"--index-filter", ""}, {"--env-filter", ""},
+	{"--msg-filter", ""}, {"--commit-filter", ""}, {"--tag-name-filter", ""}, {"--parent-filter", ""},
+}
+
+// gitShort is the short spelling of a command option in subcommand sub
+// ("" where the letter means something else there).
+func gitShort(sub, short string) string {
+	switch short {
+	case "-x":
+		if sub != "rebase" && sub != "difftool" && sub != "mergetool" {
+			return ""
+		}
+	case "-u":
+		if sub != "clone" && sub != "fetch" && sub != "ls-remote" && sub != "pull" && sub != "archive" {
+			return ""
+		}
+	case "-O":
+		if sub != "grep" {
+			return ""
+		}
+	}
+	return short
+}
+
+// gitCommandSubs are the subcommands in which each command option is
+// read, for its abbreviations.
+var gitCommandSubs = map[string][]string{
+	"--exec": {"rebase"}, "--extcmd": {"difftool", "mergetool"}, "--open-files-in-pager": {"grep"},
+	"--upload-pack": {"clone", "fetch", "ls-remote", "pull", "archive"}, "--receive-pack": {"push", "send-pack"},
+}
+
+// gitViews are the readings of one argument of git subcommand sub that
+// gitOption judges: the word itself; a long option abbreviated as git's
+// option parser accepts (--exe=… is --exec=…), taken for every option that
+// matters here that it begins (an ambiguous one makes git refuse the
+// command, so nothing is lost by reading it so); and a short option that
+// takes a command or a file at the end of a cluster (-iO'cmd', -qx cmd,
+// -qF/path), with the rest of the word, or the next word, as its value.
+func gitViews(sub string, a field) []string {
+	t := a.text
+	views := []string{t}
+	if a.dynamic || len(t) < 3 || t[0] != '-' {
+		return views
+	}
+	if strings.HasPrefix(t, "--") {
+		key, val, eq := strings.Cut(t, "=")
+		add := func(long string, min int) {
+			if len(key) >= min && long != key && strings.HasPrefix(long, key) {
+				if eq {
+					views = append(views, long+"="+val)
+				} else {
+					views = append(views, long)
+				}
+			}
+		}
+		for _, o := range gitCommandOptions {
+			subs, scoped := gitCommandSubs[o.long]
+			if !scoped && sub == "filter-branch" || slices.Contains(subs, sub) {
+				add(o.long, 4)
+			}
+		}
+		for _, long := range []string{"--output", "--output-directory", "--file"} {
+			add(long, 5)
+		}
+		return views
+	}
+	var letters string
+	switch sub {
+	case "grep":
+		letters = "O"
+	case "rebase", "difftool", "mergetool":
+		letters = "x"
+	case "commit", "tag", "notes", "merge":
+		letters = "F"
+	case "archive", "format-patch":
+		letters = "o"
+	}
+	for j := 2; j < len(t); j++ {
+		if strings.IndexByte(letters, t[j]) >= 0 {
+			views = append(views, "-"+t[j:])
+		}
+	}
+	return views
+}
+
+// gitOperands judges a git subcommand's file operands and the
+// subcommand-specific rest.
+func (r *run) gitOperands(idx int, sub string, rest []field, st *state, sc scope, value func(k int, t, long, short string) (field, bool)) error {
 	// git subcommands whose operands are files, not revisions: they are
 	// read (merge-file without -p also writes its first)
 	fileOperands := func(skipValue map[string]bool) []field {

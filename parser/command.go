@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -1152,6 +1153,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "split", "gsplit", "csplit", "gcsplit":
 		r.splitOutputs(idx, name, args, local)
+		// --filt=CMD: a long option abbreviated
+		args := expandArgs(args, splitLongs...)
 		for k, a := range args {
 			// split --filter=CMD runs CMD for each piece
 			v, ok := strings.CutPrefix(a.text, "--filter=")
@@ -1175,7 +1178,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "zip":
 		r.zipMove(idx, args, local, in)
 		for k, a := range args {
-			if (a.text == "-TT" || a.text == "--unzip-command") && k+1 < len(args) {
+			// -TT CMD, --unzip-command CMD, or a prefix of it (--unz CMD)
+			if (a.text == "-TT" || len(a.text) >= 4 && strings.HasPrefix("--unzip-command", a.text)) && k+1 < len(args) {
 				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
 					return nil, err
 				}
@@ -1257,6 +1261,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		r.cpio(idx, args, local)
 	case "rsync":
 		r.rsyncDeletes(idx, args, local)
+		// -ave CMD, --rs=CMD: options as popt reads them
+		args := getoptArgs(args, "e:f:B:T:M:", rsyncLongs)
 		for k, a := range args {
 			if (a.text == "-e" || a.text == "--rsh") && k+1 < len(args) && !args[k+1].dynamic {
 				if err := r.nested(args[k+1].text, local, sc, "nested-shell"); err != nil {
@@ -3243,6 +3249,62 @@ func debuggerCode(t string) bool {
 	return strings.HasPrefix(t, "|")
 }
 
+// vimFamily are the editors whose -c, + and ex-mode commands are ex
+// commands.
+var vimFamily = map[string]bool{"vi": true, "vim": true, "nvim": true, "view": true, "ex": true, "gvim": true}
+
+// exSafe matches the ex commands that run nothing and touch no file but
+// the one being edited: a line number, quits and writes of the file,
+// settings of plain words, :noh, :retab, :syntax/:filetype on or off,
+// substitutions without an expression (\=) or a command after them, and
+// deletions (also by :g/pat/d).
+var exSafe = regexp.MustCompile(`^(?:\d+|\$)?$` +
+	`|^(?:q|qa|qall|quit|quitall|wq|wqa|wqall|x|xa|xit|exit|w|wa|write|up|update)!?$` +
+	`|^(?:se|set|setl|setlocal)(?:\s+[A-Za-z0-9_+\-=:,.]+)*$` +
+	`|^(?:noh|nohlsearch|retab!?|syntax (?:on|off|enable)|filetype (?:on|off)(?: plugin| indent)*)$` +
+	`|^(?:%|\d+(?:,\d+)?|'<,'>)?(?:s|substitute)/(?:[^\\/|]|\\[^=|])*/(?:[^\\/|]|\\[^=|])*/[gciIne&]*$` +
+	`|^(?:%|\d+(?:,\d+)?)?(?:g|global|v|vglobal)!?/(?:[^\\/|]|\\[^|])*/d(?:elete)?$` +
+	`|^(?:%|\d+(?:,\d+)?)?d(?:elete)?$`)
+
+// exAllSafe says whether every command of an ex command line (commands
+// separated by "|", which none of exSafe's takes as part of its argument)
+// is one exSafe matches.
+func exAllSafe(line string) bool {
+	for _, c := range strings.Split(line, "|") {
+		if !exSafe.MatchString(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(c), ":"))) {
+			return false
+		}
+	}
+	return true
+}
+
+// gdbLongs are gdb's long options, for gdbArgs.
+var gdbLongs = strings.Fields(`--args --core --exec --pid --directory --se --symbols --readnow --readnever
+--command --init-command --eval-command --init-eval-command --nh --nx --quiet --silent --batch
+--batch-silent --return-child-result --cd --data-directory --fullname --interpreter --tty --write
+--statistics --configuration --help --version --tui --dbx --baud`)
+
+// gdbArgs spells gdb's command options out: a long option may be given
+// with one dash or two and abbreviated to a unique prefix.
+func gdbArgs(args []field) []field {
+	out := make([]field, len(args))
+	copy(out, args)
+	for i, a := range out {
+		t := a.text
+		if a.dynamic || len(t) < 3 || t[0] != '-' || t == "-ex" || t == "-iex" || t == "--" {
+			continue
+		}
+		w := t
+		if t[1] != '-' {
+			w = "-" + t
+		}
+		if e := expandLong(w, gdbLongs...); strings.HasPrefix(e, "--eval-command") || strings.HasPrefix(e, "--init-eval-command") {
+			out[i].text, out[i].pattern = e, e
+		}
+	}
+	return out
+}
+
 func (r *run) editorCommands(idx int, name string, args []field, st *state, sc scope, in stdin) error {
 	check := func(f field) error {
 		t := strings.TrimSpace(strings.TrimLeft(f.text, ":+"))
@@ -3269,8 +3331,18 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 			// w! ~/.bashrc, r ~/.ssh/id_rsa, so x.vim: a file the
 			// analyser does not see is written, read or run
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
+		case vimFamily[name] && !exAllSafe(t):
+			// any other ex command may run one (:sil !cmd, :exe "!cmd",
+			// :%!cmd, systemlist(), :norm, :py …): only plain edits,
+			// writes of the file, quits and settings are followed
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
 		}
 		return nil
+	}
+	if name == "gdb" {
+		// gdb reads its options with getopt_long_only: -eval-co=CMD is
+		// --eval-command=CMD
+		args = gdbArgs(args)
 	}
 	for k, a := range args {
 		t := a.text
@@ -3815,9 +3887,36 @@ func fillParams(text string, values map[string][]string) ([]string, bool) {
 	return lines, true
 }
 
+// splitLongs are the long options of split and csplit, for expandArgs.
+var splitLongs = []string{"--prefix", "--additional-suffix", "--suffix-format", "--bytes", "--lines", "--line-bytes", "--number",
+	"--suffix-length", "--digits", "--filter", "--separator", "--numeric-suffixes", "--hex-suffixes", "--elide-empty-files", "--keep-files",
+	"--suppress-matched", "--quiet", "--silent", "--verbose", "--unbuffered", "--help", "--version"}
+
+// rsyncLongs are rsync's long options that take a value or share a prefix
+// with one that runs a command, for getoptArgs.
+var rsyncLongs = strings.Fields(`--rsh= --rsync-path= --filter= --exclude= --include= --exclude-from= --include-from=
+--files-from= --password-file= --log-file= --log-file-format= --temp-dir= --partial-dir= --backup-dir= --suffix=
+--compare-dest= --copy-dest= --link-dest= --chmod= --chown= --usermap= --groupmap= --timeout= --contimeout= --port=
+--sockopts= --out-format= --block-size= --max-delete= --max-size= --min-size= --max-alloc= --modify-window=
+--remote-option= --outbuf= --iconv= --checksum-choice= --compress-choice= --compress-level= --skip-compress=
+--bwlimit= --stop-after= --stop-at= --write-batch= --only-write-batch= --read-batch= --protocol= --info= --debug=
+--early-input= --address= --recursive --relative --remove-source-files --delete --delete-before --delete-during
+--delete-delay --delete-after --delete-excluded --delay-updates --dry-run --archive --verbose --rsh-command`)
+
+// makeLongs are GNU make's long options ("=": taking a value), for
+// getoptArgs.
+var makeLongs = strings.Fields(`--always-make --directory= --debug --environment-overrides --eval= --file=
+--makefile= --help --ignore-errors --include-dir= --jobs --keep-going --load-average --max-load
+--check-symlink-times --just-print --dry-run --recon --assume-old= --old-file= --output-sync
+--print-data-base --question --no-builtin-rules --no-builtin-variables --shuffle --silent --quiet
+--no-silent --stop --no-keep-going --touch --trace --version --print-directory --no-print-directory
+--what-if= --new-file= --assume-new= --warn-undefined-variables`)
+
 // makeVars handles make's NAME=VALUE arguments and --eval: variables such
 // as SHELL or CC name programs make runs; --eval adds makefile code.
 func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
+	// make -sE'…', --ev=…, --fi=-: options as getopt_long reads them
+	args = getoptArgs(args, "C:f:I:j::l::o:W:E:O::", makeLongs)
 	for k, a := range args {
 		t := a.text
 		switch {
@@ -4455,9 +4554,7 @@ func (r *run) splitOutputs(idx int, name string, args []field, st *state) {
 	}
 	suffix := ""
 	var operands []field
-	args = expandArgs(args, "--prefix", "--additional-suffix", "--suffix-format", "--bytes", "--lines", "--line-bytes", "--number",
-		"--suffix-length", "--digits", "--filter", "--separator", "--numeric-suffixes", "--hex-suffixes", "--elide-empty-files", "--keep-files",
-		"--suppress-matched", "--quiet", "--silent", "--verbose", "--unbuffered", "--help", "--version")
+	args = expandArgs(args, splitLongs...)
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		t := a.text

@@ -94,3 +94,77 @@ var tarLongs = strings.Fields(`--absolute-names --acls --add-file --after-date -
 --usage --use-compress-program --utc --verbatim-files-from --verbose --verify --version
 --volno-file --warning --wildcards --wildcards-match-slash --xattrs --xattrs-exclude
 --xattrs-include --xform --xz --zstd`)
+
+// getoptArgs rewrites the options of a command that reads them with
+// getopt_long into one word per option, so that a handler matching whole
+// words sees every spelling: a cluster of short options split into its
+// letters ("-sE" is "-s" "-E"), a value attached to a short option moved
+// to the next word ("-ecmd" is "-e" "cmd"), a long option given as a
+// unique prefix of longs spelled out ("--ev=x" is "--eval=x"). spec lists
+// the short options as getopt does: a letter followed by ":" takes a value,
+// by "::" an optional one, which only an attached value gives ("-j4").
+// longs ending in "=" take a value (in the next word when not attached).
+// A value, an operand, a dynamic word and everything after "--" are
+// kept as they are.
+func getoptArgs(args []field, spec string, longs []string) []field {
+	names := make([]string, len(longs))
+	takes := map[string]bool{}
+	for i, l := range longs {
+		n, v := strings.CutSuffix(l, "=")
+		names[i] = n
+		takes[n] = v
+	}
+	arg := func(c byte) int { // 0 none, 1 required, 2 optional
+		i := strings.IndexByte(spec, c)
+		switch {
+		case i < 0 || c == ':':
+			return 0
+		case strings.HasPrefix(spec[i+1:], "::"):
+			return 2
+		case strings.HasPrefix(spec[i+1:], ":"):
+			return 1
+		}
+		return 0
+	}
+	word := func(t string, like field) field { return field{text: t, pattern: t, dynamic: like.dynamic} }
+	out := make([]field, 0, len(args))
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		switch {
+		case t == "--":
+			return append(out, args[k:]...)
+		case a.dynamic || len(t) < 2 || t[0] != '-':
+			out = append(out, a)
+		case strings.HasPrefix(t, "--"):
+			key, val, eq := strings.Cut(t, "=")
+			full := longPrefix(key, slices.Values(names))
+			if eq {
+				out = append(out, word(full+"="+val, a))
+				continue
+			}
+			out = append(out, word(full, a))
+			if takes[full] && k+1 < len(args) {
+				k++
+				out = append(out, args[k])
+			}
+		default:
+			for j := 1; j < len(t); j++ {
+				c := t[j]
+				out = append(out, word("-"+string(c), a))
+				n := arg(c)
+				if n == 0 {
+					continue
+				}
+				if j+1 < len(t) {
+					out = append(out, word(t[j+1:], a))
+				} else if n == 1 && k+1 < len(args) {
+					k++
+					out = append(out, args[k])
+				}
+				break
+			}
+		}
+	}
+	return out
+}

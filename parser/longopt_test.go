@@ -1,0 +1,36 @@
+package parser
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGetoptArgs(t *testing.T) {
+	longs := []string{"--eval=", "--file=", "--makefile=", "--silent", "--jobs", "--just-print", "--environment-overrides"}
+	for _, c := range []struct{ in, want string }{
+		{"-sE $(shell\x00x) all", "-s|-E|$(shell\x00x)|all"},
+		{"-sE$(shell) all", "-s|-E|$(shell)|all"},
+		{"--ev=$(x) --fi=- all", "--eval=$(x)|--file=-|all"},
+		{"--fi - all", "--file|-|all"},
+		{"-j4 -k -f Makefile.x", "-j|4|-k|-f|Makefile.x"},
+		{"-j -f x", "-j|-f|x"},
+		{"-f -E x", "-f|-E|x"},
+		{"--e=x", "--e=x"}, // ambiguous: --eval, --environment-overrides
+		{"--j", "--j"},     // ambiguous: --jobs, --just-print
+		{"-- -sE x", "--|-sE|x"},
+		{"- x", "-|x"},
+	} {
+		var args []field
+		for _, w := range strings.Split(c.in, " ") {
+			w = strings.ReplaceAll(w, "\x00", " ")
+			args = append(args, field{text: w, pattern: w})
+		}
+		var got []string
+		for _, f := range getoptArgs(args, "C:f:I:j::l::o:W:E:O::", longs) {
+			got = append(got, f.text)
+		}
+		if want := strings.ReplaceAll(c.want, "\x00", " "); strings.Join(got, "|") != want {
+			t.Errorf("%q: %q, want %q", c.in, strings.Join(got, "|"), want)
+		}
+	}
+}

@@ -1122,14 +1122,21 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "sqlite3":
 		// SQL reaches files and programs through dot-commands and
 		// functions: .shell/.system run a command, .output/.once/.read/
-		// .import/.load and readfile/writefile/edit/load_extension open
-		// files the analyser does not see
-		for _, a := range args {
-			l := strings.ToLower(a.text)
-			if a.dynamic || strings.Contains(l, ".shell") || strings.Contains(l, ".system") || strings.Contains(l, ".output") ||
-				strings.Contains(l, ".once") || strings.Contains(l, ".read") || strings.Contains(l, ".import") || strings.Contains(l, ".load") ||
-				strings.Contains(l, ".backup") || strings.Contains(l, ".save") || strings.Contains(l, ".restore") || strings.Contains(l, ".open") ||
-				strings.Contains(l, "readfile(") || strings.Contains(l, "writefile(") || strings.Contains(l, "edit(") || strings.Contains(l, "load_extension") {
+		// .import/.load and readfile/writefile/edit/load_extension,
+		// ATTACH and VACUUM INTO open files the analyser does not see.
+		// The shell takes a dot-command by any unique prefix (.sh is
+		// .shell), in the arguments and on its input: only the plain ones
+		// (sqliteSafeDots), spelled out, are followed.
+		texts := args
+		if in.kind != "" {
+			if text, ok := r.inputText(in); ok {
+				texts = append(slices.Clip(args), field{text: text, pattern: text})
+			} else {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: "sqlite3 reads commands from its input", Cmd: idx})
+			}
+		}
+		for _, a := range texts {
+			if a.dynamic || !sqliteSafe(a.text) {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
 			}
 		}
@@ -3247,6 +3254,65 @@ func debuggerCode(t string) bool {
 		return strings.HasPrefix(t, "command script")
 	}
 	return strings.HasPrefix(t, "|")
+}
+
+// inputText is what a command reads on its input when the analysis can
+// know it: a literal (here-document, here-string, echo into a pipe), or a
+// regular file redirected in that the script did not change unseen and
+// that is not in /tmp (another directory in the box), up to 64 KiB.
+func (r *run) inputText(in stdin) (string, bool) {
+	switch {
+	case in.literal != nil:
+		return *in.literal, true
+	case in.kind != "file" || in.path == "":
+		return "", false
+	}
+	if content, ok := r.written[in.path]; ok {
+		if content == nil {
+			return "", false
+		}
+		return *content, true
+	}
+	if z := r.cls.zone(in.path); z == "tmp" || z == "tmp_root" || r.scriptWrote(in.path) {
+		return "", false
+	}
+	b, err := readRegular(in.path, 64<<10)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}
+
+// sqliteSafeDots are the sqlite3 shell's dot-commands that open no file
+// and run nothing.
+var sqliteSafeDots = map[string]bool{".tables": true, ".schema": true, ".headers": true, ".header": true, ".mode": true,
+	".width": true, ".indexes": true, ".indices": true, ".databases": true, ".dbinfo": true, ".show": true, ".stats": true,
+	".timer": true, ".echo": true, ".explain": true, ".help": true, ".nullvalue": true, ".separator": true, ".changes": true,
+	".print": true, ".bail": true, ".eqp": true, ".fullschema": true, ".lint": true, ".limit": true, ".quit": true,
+	".exit": true, ".timeout": true, ".dump": true}
+
+// sqliteSafe says whether an argument (or input) of sqlite3 holds only
+// SQL and plain dot-commands: no dot-command but sqliteSafeDots at the
+// start of a line, no function or statement that opens a file.
+func sqliteSafe(text string) bool {
+	l := strings.ToLower(text)
+	for _, f := range []string{"readfile(", "writefile(", "edit(", "load_extension", "fts3_tokenizer", "attach", "vacuum"} {
+		if strings.Contains(l, f) {
+			return false
+		}
+	}
+	for _, line := range strings.Split(l, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, ".") {
+			continue
+		}
+		word, _, _ := strings.Cut(line, " ")
+		word, _, _ = strings.Cut(word, "\t")
+		if !sqliteSafeDots[word] {
+			return false
+		}
+	}
+	return true
 }
 
 // vimFamily are the editors whose -c, + and ex-mode commands are ex

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "13cd975e86e570778f3a0ec4efd6787011ba39a051ebc5b96a793ca81125fb94"
 
-const builtinDigest = "sha256:505c556862f22e7e606ff61ad41dade57ad799df12b8d840a38e72a7673239a2"
+const builtinDigest = "sha256:872c7a4e7a4843ae34ba9c0e06fe09d4b3593bd8a0b26e2d8615af0d3638d1f6"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

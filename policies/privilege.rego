@@ -27,12 +27,36 @@ deny contains {"rule": "priv.setuid", "message": "installing a file with setuid/
 	setuid_mode(clause)
 }
 
+# The mode as install's getopt_long reads it: -m MODE, -mMODE, at the end
+# of a cluster of its flags (-Dm4755, -vm 4755), and --mode given as any
+# prefix (--mo=4755, --m 4755: no other long option of install starts
+# with m).
 install_modes(c) := {m |
 	a := args(c)
 	some i, x in a
-	x in {"-m", "--mode"}
+	install_mode_word(x)
 	m := a[i + 1]
-} | {trim_prefix(x, "--mode=") | some x in args(c); startswith(x, "--mode=")} | {substring(x, 2, -1) | some x in args(c); startswith(x, "-m"); count(x) > 2}
+} | {v |
+	some x in args(c)
+	parts := split(x, "=")
+	count(parts) > 1
+	install_mode_long(parts[0])
+	v := concat("=", array.slice(parts, 1, count(parts)))
+} | {m |
+	# no mode holds the letter m, nor does a flag before it
+	some x in args(c)
+	regex.match(`^-[bcCdDpsvZ]*m[^m]+$`, x)
+	m := split(x, "m")[1]
+}
+
+install_mode_word(x) if regex.match(`^-[bcCdDpsvZ]*m$`, x)
+
+install_mode_word(x) if install_mode_long(x)
+
+install_mode_long(k) if {
+	count(k) >= 3
+	startswith("--mode", k)
+}
 
 # chmod "$m" f, chmod "${x[@]}" f: the mode is known only when it runs
 deny contains {"rule": "priv.setuid", "message": sprintf("chmod %s sets a mode known only when it runs, which may carry setuid/setgid bits; write the mode literally", [m])} if {

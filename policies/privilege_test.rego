@@ -52,6 +52,11 @@ test_priv_setuid_install_mode if {
 		["install", "-m", "4755", "build/tool", "/tmp/tool"],
 		["install", "-m4755", "build/tool", "/tmp/tool"],
 		["install", "--mode=u+s", "build/tool", "/tmp/tool"],
+		["install", "--mo=4755", "/bin/bash", "bin/rootsh"],
+		["install", "--m", "4755", "/bin/bash", "bin/rootsh"],
+		["install", "-Dm4755", "build/tool", "/tmp/tool"],
+		["install", "-vm", "u+s", "build/tool", "/tmp/tool"],
+		["install", "-D", "--mod", "6755", "build/tool", "/tmp/tool"],
 	] {
 		"priv.setuid" in rules(simple_call(argv))
 	}
@@ -81,6 +86,9 @@ test_priv_setuid_rsync_chmod if {
 test_priv_setuid_not_for_install_with_ordinary_mode if {
 	not "priv.setuid" in rules(simple_call(["install", "-m", "0755", "build/tool", "/tmp/tool"]))
 	not "priv.setuid" in rules(simple_call(["install", "-D", "-m644", "a.conf", "/tmp/etc/a.conf"]))
+	not "priv.setuid" in rules(simple_call(["install", "-Dm755", "build/tool", "/tmp/bin/tool"]))
+	not "priv.setuid" in rules(simple_call(["install", "--mo=644", "a.conf", "/tmp/etc/a.conf"]))
+	not "priv.setuid" in rules(simple_call(["install", "-m", "644", "--m4755-not-an-option", "a", "b"]))
 }
 
 test_priv_setuid_not_for_ordinary_modes if {

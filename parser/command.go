@@ -1317,11 +1317,66 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			r.facts.Commands[idx].Name = "npx-local"
 			return nil, err
 		}
+		// npm's subcommand: the first word that is not an option (x is
+		// exec's alias)
+		sub := ""
+		for _, a := range args {
+			if !strings.HasPrefix(a.text, "-") {
+				sub = a.text
+				break
+			}
+		}
 		for k, a := range args {
-			if (a.text == "-c" || a.text == "--call") && k+1 < len(args) && (name == "npx" || k > 0 && args[0].text == "exec") {
+			t := a.text
+			if (t == "-c" || t == "--call") && k+1 < len(args) && (name == "npx" || sub == "exec" || sub == "x") {
 				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
 					return nil, err
 				}
+				continue
+			}
+			// options whose value npm runs as a program or a shell
+			// command line, under any subcommand, given in full or as a
+			// prefix (npm's option parser takes unambiguous ones)
+			if key, val, eq := strings.Cut(t, "="); len(key) >= 4 && strings.HasPrefix(key, "--") && !a.dynamic {
+				for _, o := range []string{"--call", "--editor", "--browser", "--script-shell", "--shell"} {
+					if !strings.HasPrefix(o, key) || o == "--call" && name == "npm" && sub != "exec" && sub != "x" {
+						continue
+					}
+					v := field{text: val, pattern: val, dynamic: a.dynamic}
+					if !eq {
+						if k+1 >= len(args) {
+							break
+						}
+						v = args[k+1]
+					}
+					if err := r.scriptArg(idx, v, local, sc); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
+		}
+		if name == "npm" && sub == "explore" {
+			// npm explore PKG -- CMD runs CMD by a shell in the package;
+			// without one, an interactive shell reads its input
+			script := ""
+			for k, a := range args {
+				if a.text == "--" {
+					var words []string
+					for _, w := range args[k+1:] {
+						if w.dynamic {
+							r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "npm explore " + w.text, Cmd: idx})
+						}
+						words = append(words, w.text)
+					}
+					script = strings.Join(words, " ")
+					break
+				}
+			}
+			if script == "" {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: "npm explore starts a shell", Cmd: idx})
+			} else if err := r.nested(script, local, sc, "nested-shell"); err != nil {
+				return nil, err
 			}
 		}
 	case "echo", "printf":

@@ -2434,6 +2434,10 @@ func (r *run) find(idx int, args []field, st *state, sc scope) error {
 		for end < len(args) && args[end].text != ";" && args[end].text != "+" {
 			end++
 		}
+		if j+1 < end && strings.Contains(args[j+1].text, "{}") {
+			// -exec {} +: the program run is whatever find finds
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "command_name", Text: "find -exec " + args[j+1].text, Cmd: idx})
+		}
 		sub := make([]field, 0, end-j-1)
 		for _, a := range args[j+1 : end] {
 			if strings.Contains(a.text, "{}") {

@@ -379,6 +379,45 @@ ask contains {"rule": "ask.git_destructive", "message": "git clean -x also delet
 	git_clean_ignored(c)
 }
 
+# history dropped through git itself: unreachable commits pruned now
+# (after a branch or the reflog is gone, nothing brings them back), refs
+# deleted by plumbing
+ask contains {"rule": "ask.git_destructive", "message": sprintf("git %s drops commits and refs for good; a person must approve", [subcommand(c)])} if {
+	"git" in input.present.names
+	some c in commands
+	c.name == "git"
+	git_drops_history(c)
+}
+
+git_drops_history(c) if subcommand(c) == "prune"
+
+git_drops_history(c) if {
+	subcommand(c) == "gc"
+	some a in args(c)
+	startswith(a, "--prune=")
+	trim_prefix(a, "--prune=") in {"now", "all"}
+}
+
+git_drops_history(c) if {
+	subcommand(c) == "reflog"
+	a := args(c)
+	some x in a
+	x in {"expire", "delete"}
+	some y in a
+	regex.match(`^--expire(-unreachable)?=(now|all)$`, y)
+}
+
+git_drops_history(c) if {
+	subcommand(c) == "reflog"
+	"delete" in args(c)
+}
+
+git_drops_history(c) if {
+	subcommand(c) == "update-ref"
+	some a in args(c)
+	a in {"-d", "--stdin"}
+}
+
 git_clean_ignored(c) if short_flag(c, "x")
 
 git_clean_ignored(c) if short_flag(c, "X")

@@ -209,6 +209,24 @@ test_ask_git_destructive_git_clean_x if {
 	verdict(simple_call(["git", "clean", "-fdx"])) == "ask"
 }
 
+test_ask_git_destructive_history_dropped_by_git if {
+	every argv in [
+		["git", "gc", "--prune=now"],
+		["git", "gc", "--aggressive", "--prune=all"],
+		["git", "prune"],
+		["git", "reflog", "expire", "--expire=now", "--all"],
+		["git", "reflog", "expire", "--expire-unreachable=now", "--all"],
+		["git", "reflog", "delete", "HEAD@{1}"],
+		["git", "update-ref", "-d", "refs/heads/main"],
+		["git", "update-ref", "--stdin"],
+	] {
+		verdict(simple_call(argv)) == "ask"
+	}
+	every argv in [["git", "gc"], ["git", "gc", "--auto"], ["git", "reflog"], ["git", "reflog", "show"], ["git", "update-ref", "refs/heads/x", "HEAD"]] {
+		not "ask.git_destructive" in rules(simple_call(argv))
+	}
+}
+
 test_ask_git_destructive_not_for_other_dirs if {
 	doc := exec_call("rm -rf .github/old vendor/lib/.git", [cmd(["rm", "-rf", ".github/old", "vendor/lib/.git"])], [
 		wpath(".github/old", "delete", 0, "rm"),

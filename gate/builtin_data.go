@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "57dfc7f0d1420d3f5408d8d80af2b46252381bd50c587df99dd82f9a5cc5dbde"
 
-const builtinDigest = "sha256:7d16fb33bfb89385bc322b250b1fe6f9c9a0b07d5e45ffff156e884dcbc13b87"
+const builtinDigest = "sha256:f705742dc4498410b967ec38ffb40430709b2c1876a8804582fe6f66d0aa4a00"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

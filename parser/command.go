@@ -4308,22 +4308,30 @@ func (r *run) container(idx int, name string, args []field, st *state) {
 	hostPath := func(s string) bool {
 		return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.HasPrefix(s, ".") || strings.HasPrefix(s, "$")
 	}
+	// a bind is written through unless it is read-only (-v SRC:DST:ro,
+	// --mount …,readonly); a dynamic spec may be either
 	bind := func(spec field) {
-		src := spec.text
+		src, access := spec.text, "write"
 		if strings.Contains(src, "=") {
-			// --mount type=bind,src=/x,dst=/y
+			// --mount type=bind,src=/x,dst=/y[,readonly]
 			src = ""
 			for _, kv := range strings.Split(spec.text, ",") {
 				k, v, _ := strings.Cut(kv, "=")
-				if k == "src" || k == "source" {
+				switch {
+				case k == "src" || k == "source":
 					src = v
+				case (k == "readonly" || k == "ro") && (v == "" || v == "true" || v == "1") && !spec.dynamic:
+					access = "read"
 				}
 			}
-		} else if i := strings.IndexByte(src, ':'); i >= 0 {
-			src = src[:i]
+		} else if parts := strings.Split(src, ":"); len(parts) > 0 {
+			src = parts[0]
+			if len(parts) == 3 && !spec.dynamic && slices.Contains(strings.Split(parts[2], ","), "ro") {
+				access = "read"
+			}
 		}
 		if src != "" && hostPath(src) {
-			r.addPath(field{text: src, pattern: src, dynamic: spec.dynamic}, st, "write", idx, name)
+			r.addPath(field{text: src, pattern: src, dynamic: spec.dynamic}, st, access, idx, name)
 		}
 	}
 	// build --secret id=X,src=FILE and --ssh ID=FILE[,FILE] hand the

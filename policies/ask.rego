@@ -379,6 +379,20 @@ ask contains {"rule": "ask.git_destructive", "message": "git clean -x also delet
 	git_clean_ignored(c)
 }
 
+# a container given the whole workspace to write, with no sandbox around
+# the call: what runs inside (as root in the container) is not analysed,
+# and can delete .git, write git hooks and the agent's settings, or leave
+# setuid-root files behind. (A box masks the daemon's socket.)
+ask contains {"rule": "ask.container_workspace", "message": sprintf("%s gives a container the whole workspace to write (%s), .git and the agent's settings included, and what runs inside is not checked; bind a subdirectory or add :ro, or a person must approve", [p.command, p.raw])} if {
+	input.sandboxed == false
+	"containers" in input.present.groups
+	"workspace_root" in input.present.zones
+	some p in paths
+	p.access == "write"
+	p.zone == "workspace_root"
+	in_group(p.command, "containers")
+}
+
 # history dropped through git itself: unreachable commits pruned now
 # (after a branch or the reflog is gone, nothing brings them back), refs
 # deleted by plumbing

@@ -209,6 +209,16 @@ test_ask_git_destructive_git_clean_x if {
 	verdict(simple_call(["git", "clean", "-fdx"])) == "ask"
 }
 
+test_ask_container_workspace if {
+	boxed := exec_call("docker run --rm -v .:/w alpine rm -rf /w", [cmd(["docker", "run", "--rm", "-v", ".:/w", "alpine", "rm", "-rf", "/w"])], [cpath(".", ws, "workspace_root", "write", 0, "docker")])
+	doc := object.union(boxed, {"sandboxed": false})
+	"ask.container_workspace" in rules(doc)
+	verdict(doc) == "ask"
+	not "ask.container_workspace" in rules(boxed) # the box has no daemon socket
+	sub := object.union(exec_call("docker run --rm -v ./src:/w alpine ls /w", [cmd(["docker", "run", "--rm", "-v", "./src:/w", "alpine", "ls", "/w"])], [wpath("src", "write", 0, "docker")]), {"sandboxed": false})
+	not "ask.container_workspace" in rules(sub)
+}
+
 test_ask_git_destructive_history_dropped_by_git if {
 	every argv in [
 		["git", "gc", "--prune=now"],

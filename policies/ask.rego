@@ -379,6 +379,24 @@ ask contains {"rule": "ask.git_destructive", "message": "git clean -x also delet
 	git_clean_ignored(c)
 }
 
+# project files an editor or a tool runs commands from on its own, later
+# and outside toolgate: VS Code tasks run on folder open and its settings
+# name shells and tools, a dev container runs its postCreateCommand, npm
+# and yarn take a script shell or node options from their rc files.
+# (direnv runs a changed .envrc only after direnv allow.)
+ask contains {"rule": "ask.autorun_config", "message": sprintf("%s changes %s, from which an editor or a tool runs commands on its own, outside toolgate; a person must approve", [who(p), p.raw])} if {
+	input.present.writes
+	some p in paths
+	p.access == "write"
+	some f in autorun_files
+	endswith(p.real, f)
+}
+
+autorun_files := {
+	"/.vscode/tasks.json", "/.vscode/settings.json", "/.devcontainer/devcontainer.json",
+	"/.devcontainer.json", "/.npmrc", "/.yarnrc", "/.yarnrc.yml",
+}
+
 # a container given the whole workspace to write, with no sandbox around
 # the call: what runs inside (as root in the container) is not analysed,
 # and can delete .git, write git hooks and the agent's settings, or leave

@@ -209,6 +209,19 @@ test_ask_git_destructive_git_clean_x if {
 	verdict(simple_call(["git", "clean", "-fdx"])) == "ask"
 }
 
+test_ask_autorun_config if {
+	every rel in [".vscode/tasks.json", ".vscode/settings.json", ".devcontainer/devcontainer.json", ".npmrc", "sub/.yarnrc.yml"] {
+		doc := exec_call(concat("", ["echo x > ", rel]), [cmd(["echo", "x"])], [wpath(rel, "write", -1, "")])
+		"ask.autorun_config" in rules(doc)
+	}
+	every rel in [".vscode/extensions.json", ".envrc", ".npmrc.example"] {
+		doc := exec_call(concat("", ["echo x > ", rel]), [cmd(["echo", "x"])], [wpath(rel, "write", -1, "")])
+		not "ask.autorun_config" in rules(doc)
+	}
+	read := exec_call("cat .npmrc", [cmd(["cat", ".npmrc"])], [wpath(".npmrc", "read", 0, "cat")])
+	not "ask.autorun_config" in rules(read)
+}
+
 test_ask_container_workspace if {
 	boxed := exec_call("docker run --rm -v .:/w alpine rm -rf /w", [cmd(["docker", "run", "--rm", "-v", ".:/w", "alpine", "rm", "-rf", "/w"])], [cpath(".", ws, "workspace_root", "write", 0, "docker")])
 	doc := object.union(boxed, {"sandboxed": false})

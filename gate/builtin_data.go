@@ -2,9 +2,9 @@
 
 package gate
 
-const builtinDataKey = "57dfc7f0d1420d3f5408d8d80af2b46252381bd50c587df99dd82f9a5cc5dbde"
+const builtinDataKey = "dd2bfe4a186e7570b9f37f2b5d1eb176eb9f6a6a2b4857830a6fcff12c997726"
 
-const builtinDigest = "sha256:27035a0ff1d6fe0824a73283dc0cfed39780893148a35d6c1959d958f08d482e"
+const builtinDigest = "sha256:fd1f8a8781b6096d0b18c09bdf2508c1abefc6cd7218e99595cbf4bb9ac0f4c0"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{
@@ -35,6 +35,7 @@ func builtinDataDoc() map[string]any {
 					"perm_changers":      []any{"chmod", "chown", "chgrp", "chattr", "setfacl"},
 					"power":              []any{"shutdown", "reboot", "poweroff", "halt", "kexec", "init", "telinit", "systemctl", "loginctl"},
 					"publishers":         []any{"npm", "pnpm", "yarn", "bun", "deno", "cargo", "gem", "poetry", "pdm", "hatch", "uv", "flit", "docker", "podman", "nerdctl", "buildah", "helm", "oras", "crane", "skopeo", "dotnet", "nuget", "anaconda", "vsce", "ovsx", "jfrog", "jf", "mvn", "mvnw", "gradle", "gradlew"},
+					"registry_clients":   []any{"npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "pip", "pip3", "pipx", "uv", "uvx", "poetry", "pipenv", "go", "cargo", "gem", "bundle", "composer", "dotnet", "nuget", "conda", "mamba", "gpg", "gpg2", "helm", "deno"},
 					"remote_copy":        []any{"scp", "rsync"},
 					"schedulers":         []any{"crontab", "at", "batch", "atrun", "anacron", "incrontab", "fcrontab"},
 					"services":           []any{"systemd-run", "update-rc.d", "chkconfig", "launchctl", "rc-update", "service"},
@@ -595,6 +596,35 @@ func builtinIndex() map[string]any {
 				"bash.bashrc":   true,
 				"config.fish":   true,
 				"environment":   true,
+			},
+			"registry_clients": map[string]any{
+				"bun":      true,
+				"bundle":   true,
+				"bunx":     true,
+				"cargo":    true,
+				"composer": true,
+				"conda":    true,
+				"deno":     true,
+				"dotnet":   true,
+				"gem":      true,
+				"go":       true,
+				"gpg":      true,
+				"gpg2":     true,
+				"helm":     true,
+				"mamba":    true,
+				"npm":      true,
+				"npx":      true,
+				"nuget":    true,
+				"pip":      true,
+				"pip3":     true,
+				"pipenv":   true,
+				"pipx":     true,
+				"pnpm":     true,
+				"pnpx":     true,
+				"poetry":   true,
+				"uv":       true,
+				"uvx":      true,
+				"yarn":     true,
 			},
 			"remote_copy": map[string]any{
 				"rsync": true,

@@ -1691,25 +1691,24 @@ func (r *run) secretArgs(idx int, name string, args []field, local *state) {
 		if a.dynamic {
 			continue
 		}
-		for _, t := range secretCandidates(a.text) {
+		secretCandidates(a.text, func(t string) {
 			abs := path.Clean(r.tilde(t))
 			if s, _ := r.cls.sensitive(abs, r.cls.zone(abs)); s {
 				r.addPath(field{text: t, pattern: t}, local, "read", idx, name)
 			}
-		}
+		})
 	}
 }
 
-// secretCandidates are the absolute or home paths an argument may name
-// for secretArgs.
-func secretCandidates(arg string) []string {
-	var out []string
+// secretCandidates passes found the absolute or home paths an argument
+// may name, for secretArgs.
+func secretCandidates(arg string, found func(string)) {
 	try := func(t string) {
 		if i := strings.IndexByte(t, ':'); i > 0 {
 			t = t[:i] // SRC:DST (bind mounts, scp)
 		}
 		if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") {
-			out = append(out, t)
+			found(t)
 		}
 	}
 	t := arg
@@ -1727,7 +1726,6 @@ func secretCandidates(arg string) []string {
 			try(arg[i:])
 		}
 	}
-	return out
 }
 
 func (r *run) roleOperands(idx int, name string, args []field, local *state) {
@@ -3536,10 +3534,8 @@ func (r *run) gitOptions(idx int, sub string, rest []field, st *state, sc scope)
 		return field{}, false
 	}
 	for k, a := range rest {
-		for _, t := range gitViews(sub, a) {
-			if err := r.gitOption(idx, sub, k, t, st, sc, value); err != nil {
-				return err
-			}
+		if err := gitViews(sub, a, func(t string) error { return r.gitOption(idx, sub, k, t, st, sc, value) }); err != nil {
+			return err
 		}
 		if rest, ok := strings.CutPrefix(a.text, "ext::"); ok {
 			// git's ext transport runs a command
@@ -3617,40 +3613,43 @@ var gitCommandSubs = map[string][]string{
 	"--upload-pack": {"clone", "fetch", "ls-remote", "pull", "archive"}, "--receive-pack": {"push", "send-pack"},
 }
 
-// gitViews are the readings of one argument of git subcommand sub that
-// gitOption judges: the word itself; a long option abbreviated as git's
+// gitViews passes view the readings of one argument of git subcommand sub
+// that gitOption judges: the word itself; a long option abbreviated as git's
 // option parser accepts (--exe=… is --exec=…), taken for every option that
 // matters here that it begins (an ambiguous one makes git refuse the
 // command, so nothing is lost by reading it so); and a short option that
 // takes a command or a file at the end of a cluster (-iO'cmd', -qx cmd,
 // -qF/path), with the rest of the word, or the next word, as its value.
-func gitViews(sub string, a field) []string {
+func gitViews(sub string, a field, view func(string) error) error {
 	t := a.text
-	views := []string{t}
-	if a.dynamic || len(t) < 3 || t[0] != '-' {
-		return views
+	if err := view(t); err != nil || a.dynamic || len(t) < 3 || t[0] != '-' {
+		return err
 	}
 	if strings.HasPrefix(t, "--") {
 		key, val, eq := strings.Cut(t, "=")
-		add := func(long string, min int) {
-			if len(key) >= min && long != key && strings.HasPrefix(long, key) {
-				if eq {
-					views = append(views, long+"="+val)
-				} else {
-					views = append(views, long)
-				}
+		add := func(long string, min int) error {
+			if len(key) < min || long == key || !strings.HasPrefix(long, key) {
+				return nil
 			}
+			if eq {
+				return view(long + "=" + val)
+			}
+			return view(long)
 		}
 		for _, o := range gitCommandOptions {
 			subs, scoped := gitCommandSubs[o.long]
 			if !scoped && sub == "filter-branch" || slices.Contains(subs, sub) {
-				add(o.long, 4)
+				if err := add(o.long, 4); err != nil {
+					return err
+				}
 			}
 		}
 		for _, long := range []string{"--output", "--output-directory", "--file"} {
-			add(long, 5)
+			if err := add(long, 5); err != nil {
+				return err
+			}
 		}
-		return views
+		return nil
 	}
 	var letters string
 	switch sub {
@@ -3665,10 +3664,12 @@ func gitViews(sub string, a field) []string {
 	}
 	for j := 2; j < len(t); j++ {
 		if strings.IndexByte(letters, t[j]) >= 0 {
-			views = append(views, "-"+t[j:])
+			if err := view("-" + t[j:]); err != nil {
+				return err
+			}
 		}
 	}
-	return views
+	return nil
 }
 
 // gitOperands judges a git subcommand's file operands and the

@@ -288,6 +288,7 @@ installs(c, sub) if sub == subcommand(c)
 # package create-<initializer> from the registry; a plain npm init -y
 # only writes package.json
 ask contains {"rule": "ask.package_install", "message": sprintf("%s %s runs a package from the registry; a person must approve installs", [c.name, subcommand(c)])} if {
+	"package_managers" in input.present.groups
 	some c in commands
 	c.name in {"npm", "pnpm", "yarn", "bun"}
 	subcommand(c) in {"init", "innit", "create"}
@@ -301,6 +302,7 @@ ask contains {"rule": "ask.package_install", "message": sprintf("%s %s runs a pa
 
 # a bare yarn installs the project's dependencies (and runs their scripts)
 ask contains {"rule": "ask.package_install", "message": "yarn without a command installs the project's dependencies; a person must approve installs"} if {
+	"yarn" in input.present.names
 	some c in commands
 	c.name == "yarn"
 	every a in args(c) {
@@ -508,15 +510,11 @@ ask contains {"rule": "ask.network", "message": sprintf("%s %s talks to a regist
 # http://…/$(…) go mod download, gpg --keyserver hkp://$(…).evil.example),
 # and the host it names is the agent's choice.
 ask contains {"rule": "ask.network", "message": sprintf("%s talks to the registry, index, proxy or keyserver its command line names (%s); a person must approve network access", [c.name, what])} if {
+	"registry_clients" in input.present.groups
 	some c in commands
-	registry_clients[c.name]
+	in_group(c.name, "registry_clients")
 	some what in registry_named(c)
 	not only_asking(c)
-}
-
-registry_clients := {
-	"npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx", "pip", "pip3", "pipx", "uv", "uvx", "poetry", "pipenv",
-	"go", "cargo", "gem", "bundle", "composer", "dotnet", "nuget", "conda", "mamba", "gpg", "gpg2", "helm", "deno",
 }
 
 registry_options := {

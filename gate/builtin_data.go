@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "dd2bfe4a186e7570b9f37f2b5d1eb176eb9f6a6a2b4857830a6fcff12c997726"
 
-const builtinDigest = "sha256:fd1f8a8781b6096d0b18c09bdf2508c1abefc6cd7218e99595cbf4bb9ac0f4c0"
+const builtinDigest = "sha256:6b927df64191243848b08e871a9cf2e22f930b22705bbdec8f322ad283d5f9ee"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

@@ -842,6 +842,50 @@ system_program(p) if {
 	startswith(p, root)
 }
 
+# Outside the sandbox, a program from the workspace that an option names
+# for the command to run (go vet -vettool=bin/tool, go test -exec,
+# pandoc --filter): as ./bin/tool, code toolgate does not analyse.
+ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs %s, a program from the workspace that toolgate does not analyse, and no sandbox contains it here; a person must approve", [who(p), p.raw])} if {
+	input.sandboxed == false
+	"exec" in input.present.access
+	some p in paths
+	p.access == "exec"
+	p.zone in {"workspace", "workspace_root"}
+}
+
+# Outside the sandbox, a command whose PATH names directories of the
+# workspace (or relative ones, or "" for the working directory) may run a
+# program found there under any name: ls, or git-foo for git foo, cargo-x
+# for cargo x. A search path known only at run time may too.
+ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs with a PATH that names directories of the workspace (%s), so the program that runs may be one from the workspace, which toolgate does not analyse, and no sandbox contains it here; a person must approve", [c.name, dir])} if {
+	input.sandboxed == false
+	some c in commands
+	some dir in split(object.get(c, "env", {}).PATH, ":")
+	workspace_search_dir(dir)
+}
+
+ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("PATH is set to name directories of the workspace (%s), so the programs that run after it may be ones from the workspace, which toolgate does not analyse, and no sandbox contains them here; a person must approve", [dir])} if {
+	input.sandboxed == false
+	some a in object.get(input, "assigns", [])
+	a.name == "PATH"
+	not a.dynamic
+	some dir in split(a.value, ":")
+	workspace_search_dir(dir)
+}
+
+ask contains {"rule": "ask.unsandboxed_code", "message": "PATH is set to a value known only at run time, so the programs that run may come from anywhere, and no sandbox contains them here; a person must approve"} if {
+	input.sandboxed == false
+	some a in object.get(input, "assigns", [])
+	a.name == "PATH"
+	a.dynamic
+}
+
+workspace_search_dir(d) if not startswith(d, "/")
+
+workspace_search_dir(d) if {
+	startswith(concat("", [d, "/"]), concat("", [input.workspace, "/"]))
+}
+
 # Outside the sandbox the environment is the agent's own, often with its
 # API keys: printing all of it is for a person to approve.
 ask contains {"rule": "ask.environment", "message": sprintf("%s prints every environment variable, and here they are the agent's own (API keys, tokens); a person must approve - print one named variable instead", [concat(" ", c.argv)])} if {

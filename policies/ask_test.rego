@@ -235,6 +235,31 @@ test_ask_network_registry_named if {
 	}
 }
 
+test_ask_unsandboxed_exec_option if {
+	boxed := exec_call("go vet -vettool=bin/tool ./...", [cmd(["go", "vet", "-vettool=bin/tool", "./..."])], [wpath("bin/tool", "exec", 0, "go")])
+	not "ask.unsandboxed_code" in rules(boxed)
+	"ask.unsandboxed_code" in rules(object.union(boxed, {"sandboxed": false}))
+	system := object.union(exec_call("go vet -vettool=/usr/bin/x ./...", [cmd(["go", "vet", "-vettool=/usr/bin/x", "./..."])], [cpath("/usr/bin/x", "/usr/bin/x", "system", "exec", 0, "go")]), {"sandboxed": false})
+	not "ask.unsandboxed_code" in rules(system)
+}
+
+test_ask_unsandboxed_workspace_search_path if {
+	every path in ["bin:/usr/bin", ".:/usr/bin", ":/usr/bin", concat("", [ws, "/bin:/usr/bin"]), "./node_modules/.bin:/bin"] {
+		doc := object.union(exec_call("git foo", [object.union(cmd(["git", "foo"]), {"env": {"PATH": path}})], []), {"sandboxed": false})
+		"ask.unsandboxed_code" in rules(doc)
+	}
+	every path in ["/usr/local/bin:/usr/bin", "/home/u/.local/bin:/bin"] {
+		doc := object.union(exec_call("git foo", [object.union(cmd(["git", "foo"]), {"env": {"PATH": path}})], []), {"sandboxed": false})
+		not "ask.unsandboxed_code" in rules(doc)
+	}
+	boxed := exec_call("git foo", [object.union(cmd(["git", "foo"]), {"env": {"PATH": "bin:/usr/bin"}})], [])
+	not "ask.unsandboxed_code" in rules(boxed)
+	exported := object.union(with_facts(simple_call(["git", "foo"]), {"assigns": [{"name": "PATH", "value": "bin:/usr/bin", "dynamic": false, "cmd": -1}]}), {"sandboxed": false})
+	"ask.unsandboxed_code" in rules(exported)
+	unknown := object.union(with_facts(simple_call(["git", "foo"]), {"assigns": [{"name": "PATH", "value": "", "dynamic": true, "cmd": -1}]}), {"sandboxed": false})
+	"ask.unsandboxed_code" in rules(unknown)
+}
+
 test_ask_autorun_config if {
 	every rel in [".vscode/tasks.json", ".vscode/settings.json", ".devcontainer/devcontainer.json", ".npmrc", "sub/.yarnrc.yml"] {
 		doc := exec_call(concat("", ["echo x > ", rel]), [cmd(["echo", "x"])], [wpath(rel, "write", -1, "")])

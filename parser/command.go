@@ -1271,12 +1271,14 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		// -ave CMD, --rs=CMD: options as popt reads them
 		args := getoptArgs(args, "e:f:B:T:M:", rsyncLongs)
 		for k, a := range args {
-			if (a.text == "-e" || a.text == "--rsh") && k+1 < len(args) && !args[k+1].dynamic {
-				if err := r.nested(args[k+1].text, local, sc, "nested-shell"); err != nil {
+			// the remote shell's command line (a value known only at run
+			// time is a script nobody saw: scriptArg)
+			if (a.text == "-e" || a.text == "--rsh") && k+1 < len(args) {
+				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
 					return nil, err
 				}
 			} else if v, ok := strings.CutPrefix(a.text, "--rsh="); ok {
-				if err := r.nested(v, local, sc, "nested-shell"); err != nil {
+				if err := r.scriptArg(idx, field{text: v, pattern: v, dynamic: a.dynamic}, local, sc); err != nil {
 					return nil, err
 				}
 			} else if strings.HasPrefix(a.text, "-e") && len(a.text) > 2 && !strings.HasPrefix(a.text, "--") {

@@ -134,6 +134,10 @@ func getoptArgs(args []field, spec string, longs []string) []field {
 		switch {
 		case t == "--":
 			return append(out, args[k:]...)
+		case a.dynamic && strings.HasPrefix(a.pattern, "-") && !strings.HasPrefix(a.pattern, "--"):
+			// -ave"$R": the letters before the unknown part are known; a
+			// value letter among them takes the rest, unknown
+			out = append(out, dynamicCluster(a, arg)...)
 		case a.dynamic || len(t) < 2 || t[0] != '-':
 			out = append(out, a)
 		case strings.HasPrefix(t, "--"):
@@ -167,4 +171,23 @@ func getoptArgs(args []field, spec string, longs []string) []field {
 		}
 	}
 	return out
+}
+
+// dynamicCluster splits a short-option cluster whose end is known only at
+// run time (pattern "-ave*"): the known letters each a word, and the rest
+// (from a letter that takes a value, or from the unknown part) one dynamic
+// word, so that a value letter before it is seen with an unknown value.
+func dynamicCluster(a field, arg func(byte) int) []field {
+	var out []field
+	for j := 1; j < len(a.pattern) && j < len(a.text); j++ {
+		c := a.pattern[j]
+		if c == '*' || a.text[j] != c {
+			break
+		}
+		out = append(out, field{text: "-" + string(c), pattern: "-" + string(c)})
+		if arg(c) != 0 {
+			return append(out, field{text: a.text[j+1:], pattern: a.pattern[j+1:], dynamic: true})
+		}
+	}
+	return append(out, a)
 }

@@ -34,3 +34,27 @@ func TestGetoptArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestGetoptArgsDynamicCluster: a cluster whose end is known only at run
+// time still shows the value letter before the unknown part.
+func TestGetoptArgsDynamicCluster(t *testing.T) {
+	in := []field{{text: "-ave$R", pattern: "-ave*", dynamic: true}, {text: "src/", pattern: "src/"}}
+	var got []string
+	for _, f := range getoptArgs(in, "e:f:", nil) {
+		got = append(got, f.text)
+		if f.text == "$R" && !f.dynamic {
+			t.Errorf("the unknown value lost its dynamic mark")
+		}
+	}
+	if strings.Join(got, "|") != "-a|-v|-e|$R|src/" {
+		t.Errorf("got %q", got)
+	}
+	in = []field{{text: "-a$X", pattern: "-a*", dynamic: true}}
+	got = nil
+	for _, f := range getoptArgs(in, "e:", nil) {
+		got = append(got, f.text)
+	}
+	if strings.Join(got, "|") != "-a|-a$X" {
+		t.Errorf("no value letter before the unknown part: got %q", got)
+	}
+}

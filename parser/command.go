@@ -3228,44 +3228,96 @@ func optionMayTakeValue(t string) bool {
 // shell command; send-keys types one.
 func (r *run) tmux(idx int, args []field, st *state, sc scope) error {
 	valueOpts := map[string]bool{"-t": true, "-s": true, "-n": true, "-c": true, "-e": true, "-F": true, "-x": true, "-y": true, "-l": true, "-L": true, "-S": true, "-f": true, "-T": true}
-	for k := 0; k < len(args); k++ {
-		switch args[k].text {
+	script := func(text string) {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "tmux " + text, Cmd: idx})
+	}
+	// tmux's own options before the first command: -f FILE reads tmux
+	// commands from a file nobody saw
+	k := 0
+	for k < len(args) && strings.HasPrefix(args[k].text, "-") {
+		if args[k].text == "-f" && k+1 < len(args) && args[k+1].text != "/dev/null" {
+			script("-f " + args[k+1].text)
+		}
+		if valueOpts[args[k].text] {
+			k++
+		}
+		k++
+	}
+	// the commands, separated by ";" words (\; in the shell, or a word
+	// ending in one): every one is judged, not only the first
+	var segments [][]field
+	var cur []field
+	for _, a := range args[k:] {
+		if a.dynamic {
+			script(a.text)
+			return nil
+		}
+		if strings.Contains(a.text, "#(") {
+			script(a.text) // a format that runs a shell command
+			return nil
+		}
+		t, sep := strings.CutSuffix(a.text, ";")
+		if sep && strings.HasSuffix(t, "\\") {
+			t, sep = t[:len(t)-1]+";", false // an escaped ; is part of the word
+		}
+		if t != "" || !sep {
+			cur = append(cur, field{text: t, pattern: t})
+		}
+		if sep {
+			segments = append(segments, cur)
+			cur = nil
+		}
+	}
+	segments = append(segments, cur)
+	for _, seg := range segments {
+		if len(seg) == 0 {
+			continue
+		}
+		switch sub := seg[0].text; sub {
 		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "run-shell", "run", "respawn-pane", "respawnp", "respawn-window", "respawnw", "display-popup", "popup", "pipe-pane", "pipep", "if-shell", "if":
-			j := k + 1
-			for j < len(args) && strings.HasPrefix(args[j].text, "-") {
-				if valueOpts[args[j].text] {
+			j := 1
+			for j < len(seg) && strings.HasPrefix(seg[j].text, "-") {
+				if valueOpts[seg[j].text] {
 					j++
 				}
 				j++
 			}
-			if j < len(args) {
-				parts := make([]string, 0, len(args)-j)
-				for _, a := range args[j:] {
-					if a.dynamic {
-						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
-						return nil
-					}
-					if a.text == ";" || a.text == "\\;" {
-						break
-					}
+			if j < len(seg) {
+				parts := make([]string, 0, len(seg)-j)
+				for _, a := range seg[j:] {
 					parts = append(parts, a.text)
 				}
-				return r.nested(strings.Join(parts, " "), st, sc, "nested-shell")
+				if err := r.nested(strings.Join(parts, " "), st, sc, "nested-shell"); err != nil {
+					return err
+				}
 			}
 		case "send-keys", "send":
 			var parts []string
-			for _, a := range args[k+1:] {
-				if a.dynamic {
-					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
-					return nil
-				}
-				if strings.HasPrefix(a.text, "-") || a.text == "Enter" || a.text == "C-m" || a.text == "KPEnter" {
+			for j := 1; j < len(seg); j++ {
+				t := seg[j].text
+				if valueOpts[t] {
+					j++ // -t TARGET
 					continue
 				}
-				parts = append(parts, a.text)
+				if strings.HasPrefix(t, "-") || t == "Enter" || t == "C-m" || t == "KPEnter" {
+					continue
+				}
+				parts = append(parts, t)
 			}
 			if len(parts) > 0 {
-				return r.nested(strings.Join(parts, " "), st, sc, "nested-shell")
+				if err := r.nested(strings.Join(parts, " "), st, sc, "nested-shell"); err != nil {
+					return err
+				}
+			}
+		case "set-hook", "source-file", "source", "bind-key", "bind", "command-prompt", "confirm-before", "confirm":
+			// a tmux command run later, or tmux commands from a file
+			script(sub)
+		case "set-option", "set", "set-window-option", "setw":
+			for _, a := range seg[1:] {
+				switch strings.TrimPrefix(a.text, "@") {
+				case "default-command", "default-shell", "lock-command", "editor", "copy-command":
+					script(sub + " " + a.text) // an option whose value tmux runs
+				}
 			}
 		}
 	}

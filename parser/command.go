@@ -1109,6 +1109,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "tmux":
 		return nil, r.tmux(idx, args, local, sc)
+	case "xterm", "uxterm", "urxvt", "rxvt", "konsole", "gnome-terminal", "xfce4-terminal", "mate-terminal", "lxterminal",
+		"tilix", "terminator", "alacritty", "foot", "kitty", "wezterm", "st", "tini", "dumb-init", "run-one", "watchexec",
+		"nodemon", "start-stop-daemon", "mpirun", "mpiexec", "zellij", "cool-retro-term", "qterminal", "sakura", "guake":
+		return nil, r.launcher(idx, name, args, local, sc)
 	case "go":
 		if err := r.goTool(idx, args, local, sc); err != nil {
 			return nil, err
@@ -3320,6 +3324,102 @@ func (r *run) tmux(idx int, args []field, st *state, sc scope) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// launcher judges a program that starts another program: a terminal
+// emulator (xterm -e, gnome-terminal --, kitty PROG), an init or a
+// supervisor (tini --, dumb-init, start-stop-daemon --exec, run-one), a
+// watcher (watchexec --, nodemon --exec), an MPI launcher. What follows
+// the option that names the program is that program's command line: one
+// word is a shell command string, more are its argv. Where no such option
+// appears the first word that is not an option starts it; when options
+// come before it whose values cannot be told from operands, the program
+// is a script nobody saw.
+func (r *run) launcher(idx int, name string, args []field, st *state, sc scope) error {
+	run := func(rest []field) error {
+		switch {
+		case len(rest) == 0:
+			return nil
+		case len(rest) == 1:
+			return r.scriptArg(idx, rest[0], st, sc)
+		}
+		inner := sc
+		inner.ctx = "nested-shell"
+		_, err := r.simple(rest, st, inner, stdin{}, map[string]string{}, nil, []string{name})
+		return err
+	}
+	if name == "zellij" || name == "wezterm" || name == "kitty" && len(args) > 0 && args[0].text == "@" {
+		// zellij run -- CMD, wezterm start -- CMD, kitty @ launch CMD:
+		// past the subcommand
+		for len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && args[0].text != "--" {
+			if args[0].text == "launch" || args[0].text == "run" || args[0].text == "start" || args[0].text == "spawn" {
+				args = args[1:]
+				break
+			}
+			args = args[1:]
+		}
+	}
+	if name == "start-stop-daemon" {
+		// --exec/--startas PROG (-x, -a), its arguments after --
+		var prog *field
+		for k := 0; k < len(args); k++ {
+			t := args[k].text
+			switch {
+			case (t == "--exec" || t == "--startas" || t == "-x" || t == "-a") && k+1 < len(args):
+				prog = &args[k+1]
+				k++
+			case strings.HasPrefix(t, "--exec=") || strings.HasPrefix(t, "--startas="):
+				_, v, _ := strings.Cut(t, "=")
+				prog = &field{text: v, pattern: v, dynamic: args[k].dynamic}
+			case t == "--":
+				if prog == nil {
+					return nil
+				}
+				return run(append([]field{*prog}, args[k+1:]...))
+			}
+		}
+		if prog != nil {
+			return run([]field{*prog})
+		}
+		return nil
+	}
+	// the option after which the program's command line follows
+	markers := map[string]bool{"--": true}
+	switch name {
+	case "nodemon":
+		markers = map[string]bool{"--exec": true, "-x": true, "--": true}
+	case "xterm", "uxterm", "urxvt", "rxvt", "konsole", "gnome-terminal", "xfce4-terminal", "mate-terminal", "lxterminal",
+		"tilix", "terminator", "alacritty", "foot", "st", "cool-retro-term", "qterminal", "sakura", "guake":
+		markers = map[string]bool{"-e": true, "-x": true, "--": true, "--command": true, "--execute": true}
+	}
+	for k, a := range args {
+		t := a.text
+		if a.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
+			return nil
+		}
+		key, v, eq := strings.Cut(t, "=")
+		switch {
+		case markers[t]:
+			return run(args[k+1:])
+		case eq && markers[key] && strings.HasPrefix(key, "--"):
+			if err := r.scriptArg(idx, field{text: v, pattern: v}, st, sc); err != nil {
+				return err
+			}
+			return run(args[k+1:])
+		}
+	}
+	for k, a := range args {
+		if strings.HasPrefix(a.text, "-") {
+			continue
+		}
+		if k > 0 && name != "run-one" {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " starts a program after options it was not followed through", Cmd: idx})
+			return nil
+		}
+		return run(args[k:])
 	}
 	return nil
 }

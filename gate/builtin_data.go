@@ -2,9 +2,9 @@
 
 package gate
 
-const builtinDataKey = "dd2bfe4a186e7570b9f37f2b5d1eb176eb9f6a6a2b4857830a6fcff12c997726"
+const builtinDataKey = "7314d9af66ed26a95d6ffaf4db7d6fb81755d7bdd6406a0a4e94425674c0ea4d"
 
-const builtinDigest = "sha256:6b927df64191243848b08e871a9cf2e22f930b22705bbdec8f322ad283d5f9ee"
+const builtinDigest = "sha256:29042bc2417935d0ca2364deb89194c59ff0c6151cc8cbbee509521fb71cd33f"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{
@@ -48,7 +48,7 @@ func builtinDataDoc() map[string]any {
 				"decoders":            []any{"base64", "base32", "basenc", "xxd", "openssl", "gzip", "gunzip", "zcat", "bzcat", "bzip2", "xz", "xzcat", "unxz", "zstd", "rev", "uudecode", "tr", "od"},
 				"deny_patterns":       []any{},
 				"downloaders":         []any{"curl", "wget", "fetch", "aria2c", "http", "https", "httpie", "xh", "curlie", "lwp-request", "lynx", "links", "w3m", "ftp", "tftp", "wget2", "GET", "HEAD", "lwp-download"},
-				"interpreters":        []any{"python", "python2", "python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14", "python3.15", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia", "expect", "tclsh8.6", "m4", "dc", "ed", "red"},
+				"interpreters":        []any{"python", "python2", "python3", "python3.6", "python3.7", "python3.8", "python3.9", "python3.10", "python3.11", "python3.12", "python3.13", "python3.14", "python3.15", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "awk", "gawk", "mawk", "nawk", "Rscript", "osascript", "pwsh", "powershell", "irb", "jshell", "groovy", "scala", "julia", "expect", "tclsh8.6", "m4", "dc", "ed", "red", "R", "guile", "racket", "sbcl", "clisp", "ecl", "elixir", "iex", "erl", "escript", "ocaml", "swipl", "gst", "gforth", "bb", "clojure", "clj", "kotlin", "kotlinc", "ghci", "runghc", "runhaskell", "crystal", "nim", "dart", "zx", "tsx", "ts-node"},
 				"network_on_approval": true,
 				"package_managers": map[string]any{
 					"apk":      []any{"add"},
@@ -281,25 +281,45 @@ func builtinIndex() map[string]any {
 				"unset":   true,
 			},
 			"interpreters": map[string]any{
+				"R":          true,
 				"Rscript":    true,
 				"awk":        true,
+				"bb":         true,
 				"bun":        true,
+				"clisp":      true,
+				"clj":        true,
+				"clojure":    true,
+				"crystal":    true,
+				"dart":       true,
 				"dc":         true,
 				"deno":       true,
+				"ecl":        true,
 				"ed":         true,
+				"elixir":     true,
+				"erl":        true,
+				"escript":    true,
 				"expect":     true,
 				"gawk":       true,
+				"gforth":     true,
+				"ghci":       true,
 				"groovy":     true,
+				"gst":        true,
+				"guile":      true,
+				"iex":        true,
 				"irb":        true,
 				"jshell":     true,
 				"julia":      true,
+				"kotlin":     true,
+				"kotlinc":    true,
 				"lua":        true,
 				"luajit":     true,
 				"m4":         true,
 				"mawk":       true,
 				"nawk":       true,
+				"nim":        true,
 				"node":       true,
 				"nodejs":     true,
+				"ocaml":      true,
 				"osascript":  true,
 				"perl":       true,
 				"php":        true,
@@ -320,12 +340,20 @@ func builtinIndex() map[string]any {
 				"python3.7":  true,
 				"python3.8":  true,
 				"python3.9":  true,
+				"racket":     true,
 				"red":        true,
 				"ruby":       true,
+				"runghc":     true,
+				"runhaskell": true,
+				"sbcl":       true,
 				"scala":      true,
+				"swipl":      true,
 				"tclsh":      true,
 				"tclsh8.6":   true,
+				"ts-node":    true,
+				"tsx":        true,
 				"wish":       true,
+				"zx":         true,
 			},
 			"kernel": map[string]any{
 				"depmod":   true,

@@ -768,6 +768,32 @@ inline_code_options(c) := {a |
 
 # code_option(name, arg, next): arg (with next, the word after it) makes
 # the program run code it is given.
+# database clients' shell escapes: psql's \! and \o |cmd, mysql's system
+# and \! in the statements given; a file of statements may hold them too
+code_option(name, a, next) if {
+	name in {"psql", "mysql", "mariadb"}
+	a in {"-c", "--command", "-e", "--execute"}
+	db_shell_escape(next)
+}
+
+code_option(name, a, _) if {
+	name in {"psql", "mysql", "mariadb"}
+	some p in ["--command=", "--execute=", "-c", "-e"]
+	startswith(a, p)
+	db_shell_escape(substring(a, count(p), -1))
+}
+
+code_option(name, a, _) if {
+	name == "psql"
+	option_named(a, ["-f", "--file"])
+}
+
+db_shell_escape(s) if contains(s, "\\!")
+
+db_shell_escape(s) if contains(s, "\\o")
+
+db_shell_escape(s) if regex.match(`(?i)(^|[;\s])system\s`, s)
+
 code_option(name, a, next) if {
 	name in {"make", "gmake", "remake"}
 	a in {"-f", "--file", "--makefile"}

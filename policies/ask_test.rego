@@ -235,6 +235,18 @@ test_ask_network_registry_named if {
 	}
 }
 
+test_ask_unsandboxed_db_shell_escapes if {
+	every argv in [
+		["psql", "-c", "\\! rm -rf ~"], ["psql", "--command=\\o |sh"], ["mysql", "-e", "system rm -rf ~"],
+		["mariadb", "--execute=\\! id"], ["psql", "-f", "q.sql"], ["R", "-e", "system('id')"], ["guile", "-c", "(system \"id\")"],
+	] {
+		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+	every argv in [["psql", "-c", "select 1"], ["mysql", "-e", "show tables"]] {
+		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+}
+
 test_ask_unsandboxed_exec_option if {
 	boxed := exec_call("go vet -vettool=bin/tool ./...", [cmd(["go", "vet", "-vettool=bin/tool", "./..."])], [wpath("bin/tool", "exec", 0, "go")])
 	not "ask.unsandboxed_code" in rules(boxed)

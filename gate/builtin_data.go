@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "7314d9af66ed26a95d6ffaf4db7d6fb81755d7bdd6406a0a4e94425674c0ea4d"
 
-const builtinDigest = "sha256:29042bc2417935d0ca2364deb89194c59ff0c6151cc8cbbee509521fb71cd33f"
+const builtinDigest = "sha256:443bfdefbf68ac05b2d7a742f0e6c12ad6c8ba6d6312a38d557a35753ea93688"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

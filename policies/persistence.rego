@@ -454,3 +454,15 @@ agent_settings(r) if endswith(r, "/.claude/hooks")
 agent_settings(r) if contains(r, "/.claude/hooks/")
 
 agent_settings(r) if endswith(r, "/.mcp.json")
+
+# subagents and skills may declare hooks in their frontmatter, which run
+# as the settings' hooks do (slash commands run only when a person types
+# them, and stay the agent's to write)
+agent_settings(r) if {
+	some d in ["/.claude/agents", "/.claude/skills"]
+	agent_dir(r, d)
+}
+
+agent_dir(r, d) if endswith(r, d)
+
+agent_dir(r, d) if contains(r, concat("", [d, "/"]))

@@ -393,6 +393,15 @@ test_persist_agent_config_settings_written if {
 	"persist.agent_config" in rules(exec_call("rm -rf .claude", [cmd(["rm", "-rf", ".claude"])], [d]))
 }
 
+test_persist_agent_config_subagents_and_skills if {
+	every rel in [".claude/agents/x.md", ".claude/skills/x/SKILL.md", ".claude/skills"] {
+		p := wpath(rel, "write", 0, "tee")
+		"persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
+	}
+	p := wpath(".claude/agentsx.md", "write", 0, "tee")
+	not "persist.agent_config" in rules(exec_call("tee .claude/agentsx.md", [cmd(["tee", ".claude/agentsx.md"])], [p]))
+}
+
 test_persist_agent_config_not_for_other_claude_files if {
 	p := wpath(".claude/commands/review.md", "write", 0, "tee")
 	not "persist.agent_config" in rules(exec_call("tee .claude/commands/review.md", [cmd(["tee", ".claude/commands/review.md"])], [p]))

@@ -1109,6 +1109,20 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "tmux":
 		return nil, r.tmux(idx, args, local, sc)
+	case "xdotool", "ydotool", "wtype", "kitten":
+		// keystrokes or text typed into whatever window or terminal has
+		// the focus: a command line nobody saw
+		for _, a := range args {
+			switch a.text {
+			case "type", "key", "keydown", "send-text", "exec":
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + a.text, Cmd: idx})
+				return nil, nil
+			}
+		}
+		if name == "wtype" && len(args) > 0 {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "wtype", Cmd: idx})
+			return nil, nil
+		}
 	case "xterm", "uxterm", "urxvt", "rxvt", "konsole", "gnome-terminal", "xfce4-terminal", "mate-terminal", "lxterminal",
 		"tilix", "terminator", "alacritty", "foot", "kitty", "wezterm", "st", "tini", "dumb-init", "run-one", "watchexec",
 		"nodemon", "start-stop-daemon", "mpirun", "mpiexec", "zellij", "cool-retro-term", "qterminal", "sakura", "guake":
@@ -1225,6 +1239,19 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "docker", "podman", "nerdctl":
 		r.container(idx, name, args, local)
 	case "screen":
+		// screen -X stuff TEXT types into a running session; -X exec,
+		// eval, screen run commands in it
+		for k, a := range args {
+			if a.text == "-X" || strings.HasSuffix(a.text, "X") && strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") {
+				if k+1 < len(args) {
+					switch args[k+1].text {
+					case "stuff", "exec", "eval", "screen", "source", "register", "paste", "readbuf", "bindkey", "bind":
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "screen -X " + args[k+1].text, Cmd: idx})
+						return nil, nil
+					}
+				}
+			}
+		}
 		k := 0
 		for k < len(args) && strings.HasPrefix(args[k].text, "-") {
 			if t := args[k].text[1:]; strings.HasSuffix(t, "S") || strings.HasSuffix(t, "c") || strings.HasSuffix(t, "p") || strings.HasSuffix(t, "L") && len(t) > 1 || strings.HasSuffix(t, "t") || strings.HasSuffix(t, "e") || strings.HasSuffix(t, "h") || strings.HasSuffix(t, "T") {
@@ -3350,6 +3377,16 @@ func (r *run) launcher(idx int, name string, args []field, st *state, sc scope) 
 		_, err := r.simple(rest, st, inner, stdin{}, map[string]string{}, nil, []string{name})
 		return err
 	}
+	for _, a := range args {
+		switch a.text {
+		case "send-text", "write-chars", "write", "send-key", "remote-control":
+			// text typed into a running terminal: a command line nobody saw
+			if name == "kitty" || name == "wezterm" || name == "zellij" {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + a.text, Cmd: idx})
+				return nil
+			}
+		}
+	}
 	if name == "zellij" || name == "wezterm" || name == "kitty" && len(args) > 0 && args[0].text == "@" {
 		// zellij run -- CMD, wezterm start -- CMD, kitty @ launch CMD:
 		// past the subcommand
@@ -3615,6 +3652,16 @@ func (r *run) editorCommands(idx int, name string, args []field, st *state, sc s
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: f.text, Cmd: idx})
 		}
 		return nil
+	}
+	if vimFamily[name] {
+		// --remote-expr EXPR and --remote-send KEYS run in another,
+		// running editor: what they do there is not followed
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "--remote-expr") || strings.HasPrefix(a.text, "--remote-send") {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + a.text, Cmd: idx})
+				return nil
+			}
+		}
 	}
 	if name == "gdb" {
 		// gdb reads its options with getopt_long_only: -eval-co=CMD is

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "7314d9af66ed26a95d6ffaf4db7d6fb81755d7bdd6406a0a4e94425674c0ea4d"
 
-const builtinDigest = "sha256:443bfdefbf68ac05b2d7a742f0e6c12ad6c8ba6d6312a38d557a35753ea93688"
+const builtinDigest = "sha256:dcf6a79adcb1a02fa57ae1053c65598512082d3d339d8fdd3b1d7d4d8b587710"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

@@ -3778,6 +3778,8 @@ var gitFileOptions = []struct{ long, short, access string }{
 	{"--prefix", "", "write"}, {"--directory", "", "write"}, {"--file", "-F", "read"}, {"--add-file", "", "read"},
 	{"--output-directory", "", "write"}, {"--template", "", "read"}, {"--signature-file", "", "read"},
 	{"--cover-letter-file", "", "read"}, {"--description-file", "", "read"},
+	// fast-export and fast-import keep their marks in a file they name
+	{"--export-marks", "", "write"}, {"--import-marks", "", "read"}, {"--import-marks-if-exists", "", "read"},
 }
 
 // gitCommandOptions are git options whose value git runs as a command.

@@ -406,6 +406,34 @@ ask contains {"rule": "ask.git_destructive", "message": "git clean -x also delet
 	git_clean_ignored(c)
 }
 
+# a method called or a property set on a D-Bus service: the service acts
+# outside any sandbox, as itself (systemd starts transient units that run
+# any command, logind powers the machine off)
+ask contains {"rule": "ask.dbus_call", "message": sprintf("%s calls a D-Bus service, which acts outside the sandbox as itself (systemd can start a unit running any command, logind can power the machine off); a person must approve", [c.name])} if {
+	some c in commands
+	dbus_call(c)
+}
+
+dbus_call(c) if {
+	c.name == "dbus-send"
+	not "--help" in args(c)
+}
+
+dbus_call(c) if {
+	c.name == "gdbus"
+	subcommand(c) in {"call", "emit"}
+}
+
+dbus_call(c) if {
+	c.name == "busctl"
+	subcommand(c) in {"call", "set-property", "emit"}
+}
+
+dbus_call(c) if {
+	c.name in {"qdbus", "qdbus6", "qdbus-qt5", "dbus", "kdbus"}
+	count([a | some a in args(c); not startswith(a, "-")]) >= 3
+}
+
 # project files an editor or a tool runs commands from on its own, later
 # and outside toolgate: VS Code tasks run on folder open and its settings
 # name shells and tools, a dev container runs its postCreateCommand, npm

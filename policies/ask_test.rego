@@ -272,6 +272,20 @@ test_ask_unsandboxed_workspace_search_path if {
 	"ask.unsandboxed_code" in rules(unknown)
 }
 
+test_ask_dbus_call if {
+	every argv in [
+		["gdbus", "call", "--system", "--dest", "org.freedesktop.login1", "--object-path", "/org/freedesktop/login1", "--method", "org.freedesktop.login1.Manager.PowerOff", "false"],
+		["busctl", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "StartUnit", "ss", "x.service", "fail"],
+		["dbus-send", "--system", "--dest=org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager.PowerOff", "boolean:false"],
+		["qdbus", "org.kde.ksmserver", "/KSMServer", "logout", "0", "0", "0"],
+	] {
+		"ask.dbus_call" in rules(simple_call(argv))
+	}
+	every argv in [["busctl", "list"], ["gdbus", "introspect", "--session", "--dest", "x", "--object-path", "/"], ["qdbus"]] {
+		not "ask.dbus_call" in rules(simple_call(argv))
+	}
+}
+
 test_ask_autorun_config if {
 	every rel in [".vscode/tasks.json", ".vscode/settings.json", ".devcontainer/devcontainer.json", ".npmrc", "sub/.yarnrc.yml"] {
 		doc := exec_call(concat("", ["echo x > ", rel]), [cmd(["echo", "x"])], [wpath(rel, "write", -1, "")])

@@ -1109,6 +1109,27 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 	case "tmux":
 		return nil, r.tmux(idx, args, local, sc)
+	case "yq", "gojq", "jaq":
+		// yq's load(…), load_str(…) (and kin) read the file they name; -s
+		// (--split-exp) writes files an expression names
+		for _, a := range args {
+			t := a.text
+			if a.dynamic && strings.Contains(a.pattern, "load") {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
+				continue
+			}
+			if (t == "-s" || t == "--split-exp" || strings.HasPrefix(t, "--split-exp=")) && name == "yq" {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t + " writes files an expression names", Cmd: idx})
+				continue
+			}
+			for _, m := range yqLoad.FindAllStringSubmatch(t, -1) {
+				if m[1] == "" {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
+					continue
+				}
+				r.addPath(field{text: m[1], pattern: m[1]}, local, "read", idx, name)
+			}
+		}
 	case "xdotool", "ydotool", "wtype", "kitten":
 		// keystrokes or text typed into whatever window or terminal has
 		// the focus: a command line nobody saw
@@ -3562,6 +3583,10 @@ func sqliteSafe(text string) bool {
 	}
 	return true
 }
+
+// yqLoad finds yq's file-loading operators and the literal file they name
+// (empty when it is not a plain string: an expression, a variable).
+var yqLoad = regexp.MustCompile(`\bload(?:_str|_xml|_props|_base64|_yaml|_json|_toml|_csv|_tsv)?\s*\(\s*(?:"([^"\\]*)"\s*\)|)`)
 
 // vimFamily are the editors whose -c, + and ex-mode commands are ex
 // commands.

@@ -95,6 +95,11 @@ func (r *run) hooksPaths() []string {
 		}
 		if real, _, _ := r.resolve(v); real != "" {
 			dirs = append(dirs, real)
+			// husky (v9) points git at .husky/_, whose scripts run the
+			// hook of the same name in .husky itself
+			if path.Base(real) == "_" && path.Base(path.Dir(real)) == ".husky" {
+				dirs = append(dirs, path.Dir(real))
+			}
 		}
 	}
 	if ws := r.opts.Workspace; ws != "" {

@@ -60,4 +60,15 @@ func TestGitCode(t *testing.T) {
 	if !marked("echo x > hooks2/pre-commit") || marked("echo x > .githooks/pre-commit") {
 		t.Errorf("a changed core.hooksPath is not followed")
 	}
+	// husky points core.hooksPath at .husky/_, whose scripts run the
+	// hooks kept in .husky: both are hooks
+	if err := os.MkdirAll(ws+"/.husky/_", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ws+"/.git/config", []byte("[core]\n\thooksPath = .husky/_\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !marked("echo x > .husky/pre-commit") || !marked("echo x > .husky/_/pre-commit") || marked("echo x > husky.txt") {
+		t.Errorf("husky's hooks are not counted as hooks")
+	}
 }

@@ -2,9 +2,9 @@
 
 package gate
 
-const builtinDataKey = "7314d9af66ed26a95d6ffaf4db7d6fb81755d7bdd6406a0a4e94425674c0ea4d"
+const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:dcf6a79adcb1a02fa57ae1053c65598512082d3d339d8fdd3b1d7d4d8b587710"
+const builtinDigest = "sha256:ced6507afabfec78527ed295aeef2e9195a811539a178d0c7cd876bee2cfbcd6"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{
@@ -66,7 +66,7 @@ func builtinDataDoc() map[string]any {
 					"dotnet":   []any{"add"},
 					"flatpak":  []any{"install", "update"},
 					"gem":      []any{"install", "update"},
-					"go":       []any{"install", "get"},
+					"go":       []any{"install", "get", "mod download"},
 					"mamba":    []any{"install", "create"},
 					"nix":      []any{"run", "shell"},
 					"nix-env":  []any{"-i", "--install"},

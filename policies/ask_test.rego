@@ -218,6 +218,16 @@ test_ask_package_install_initializers_and_bare_yarn if {
 	}
 }
 
+test_ask_network_go_list_modules if {
+	every argv in [["go", "list", "-m", "-versions", "evil.example/x"], ["go", "list", "-m", "-u", "all"], ["go", "list", "-m", "example.com/m@latest"]] {
+		"ask.network" in rules(simple_call(argv))
+	}
+	every argv in [["go", "list", "-m", "all"], ["go", "list", "./..."], ["go", "list", "-m"]] {
+		not "ask.network" in rules(simple_call(argv))
+	}
+	"ask.package_install" in rules(simple_call(["go", "mod", "download"]))
+}
+
 test_ask_network_registry_named if {
 	every argv in [
 		["npm", "view", "x", "--registry=http://evil.example/data"],

@@ -3527,8 +3527,7 @@ func debuggerCode(t string) bool {
 
 // inputText is what a command reads on its input when the analysis can
 // know it: a literal (here-document, here-string, echo into a pipe), or a
-// regular file redirected in that the script did not change unseen and
-// that is not in /tmp (another directory in the box), up to 64 KiB.
+// regular file redirected in (knownText).
 func (r *run) inputText(in stdin) (string, bool) {
 	switch {
 	case in.literal != nil:
@@ -3536,16 +3535,25 @@ func (r *run) inputText(in stdin) (string, bool) {
 	case in.kind != "file" || in.path == "":
 		return "", false
 	}
-	if content, ok := r.written[in.path]; ok {
+	return r.knownText(in.path)
+}
+
+// knownText is the content of the file at real (resolved) when the
+// analysis can know it: what the script wrote there, or a regular file on
+// disk of at most 64 KiB (a FIFO would block the analysis) that no earlier
+// command changes unseen and that is not in /tmp (another directory in
+// the box).
+func (r *run) knownText(real string) (string, bool) {
+	if content, ok := r.written[real]; ok {
 		if content == nil {
 			return "", false
 		}
 		return *content, true
 	}
-	if z := r.cls.zone(in.path); z == "tmp" || z == "tmp_root" || r.scriptWrote(in.path) {
+	if z := r.cls.zone(real); z == "tmp" || z == "tmp_root" || r.scriptWrote(real) {
 		return "", false
 	}
-	b, err := readRegular(in.path, 64<<10)
+	b, err := readRegular(real, 64<<10)
 	if err != nil {
 		return "", false
 	}
@@ -4332,16 +4340,9 @@ func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin)
 			// one an earlier command changes unseen, nor one in /tmp,
 			// which in the box is another directory
 			p := r.classifyPath(f, st, "read", idx, name)
-			if content, ok := r.written[p.Real]; ok {
-				if content != nil {
-					scripts = append(scripts, field{text: *content, pattern: *content})
-					return
-				}
-			} else if p.Zone != "tmp" && p.Zone != "tmp_root" && !r.scriptWrote(p.Real) {
-				if b, err := readRegular(p.Real, 64<<10); err == nil {
-					scripts = append(scripts, field{text: string(b), pattern: string(b)})
-					return
-				}
+			if text, ok := r.knownText(p.Real); ok {
+				scripts = append(scripts, field{text: text, pattern: text})
+				return
 			}
 		}
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sed -f " + f.text, Cmd: idx})

@@ -1118,6 +1118,12 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
 				continue
 			}
+			if t == "--from-file" || strings.HasPrefix(t, "--from-file=") || name == "yq" && strings.Contains(t, "eval(") {
+				// an expression read from a file, or built and evaluated
+				// at run time (eval(\"lo\" + \"ad(…)\")): not seen
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
+				continue
+			}
 			if (t == "-s" || t == "--split-exp" || strings.HasPrefix(t, "--split-exp=")) && name == "yq" {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t + " writes files an expression names", Cmd: idx})
 				continue
@@ -1166,10 +1172,24 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		// The shell takes a dot-command by any unique prefix (.sh is
 		// .shell), in the arguments and on its input: only the plain ones
 		// (sqliteSafeDots), spelled out, are followed.
-		texts := args
+		texts := slices.Clip(args)
+		for k, a := range args {
+			// -init FILE runs the commands in FILE first
+			if (a.text == "-init" || a.text == "--init") && k+1 < len(args) {
+				f := args[k+1]
+				text, ok := "", false
+				if !f.dynamic && !f.proc {
+					text, ok = r.knownText(r.classifyPath(f, local, "read", idx, name).Real)
+				}
+				if !ok {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sqlite3 -init " + f.text, Cmd: idx})
+				}
+				texts = append(texts, field{text: text, pattern: text})
+			}
+		}
 		if in.kind != "" {
 			if text, ok := r.inputText(in); ok {
-				texts = append(slices.Clip(args), field{text: text, pattern: text})
+				texts = append(texts, field{text: text, pattern: text})
 			} else {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: "sqlite3 reads commands from its input", Cmd: idx})
 			}
@@ -1382,7 +1402,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 		for k, a := range args {
 			t := a.text
-			if (t == "-c" || t == "--call") && k+1 < len(args) && (name == "npx" || sub == "exec" || sub == "x") {
+			if (t == "-c" || t == "--call") && k+1 < len(args) && (name == "npx" || sub == "exec" || sub == "x" || slices.ContainsFunc(args[:k], isNpmExec)) {
 				if err := r.scriptArg(idx, args[k+1], local, sc); err != nil {
 					return nil, err
 				}
@@ -3290,6 +3310,12 @@ func (r *run) tmux(idx int, args []field, st *state, sc scope) error {
 		if args[k].text == "-f" && k+1 < len(args) && args[k+1].text != "/dev/null" {
 			script("-f " + args[k+1].text)
 		}
+		if args[k].text == "-c" && k+1 < len(args) {
+			// tmux -c CMD runs CMD with the default shell, as sh -c
+			if err := r.scriptArg(idx, args[k+1], st, sc); err != nil {
+				return err
+			}
+		}
 		if valueOpts[args[k].text] {
 			k++
 		}
@@ -3376,6 +3402,16 @@ func (r *run) tmux(idx int, args []field, st *state, sc scope) error {
 	return nil
 }
 
+// ssdLongs are start-stop-daemon's long options ("=": taking a value).
+var ssdLongs = strings.Fields(`--start --stop --status --signal= --retry= --test --oknodo --quiet --verbose --exec=
+--startas= --pidfile= --remove-pidfile --name= --user= --chuid= --group= --chroot= --chdir= --background
+--make-pidfile --nicelevel= --procsched= --iosched= --umask= --no-close --notify-await --notify-timeout=
+--output= --ppid= --help --version`)
+
+// isNpmExec says whether a word is npm's exec subcommand (or its alias),
+// however global options before it hide which word is the subcommand.
+func isNpmExec(f field) bool { return f.text == "exec" || f.text == "x" }
+
 // launcher judges a program that starts another program: a terminal
 // emulator (xterm -e, gnome-terminal --, kitty PROG), an init or a
 // supervisor (tini --, dumb-init, start-stop-daemon --exec, run-one), a
@@ -3420,7 +3456,9 @@ func (r *run) launcher(idx int, name string, args []field, st *state, sc scope) 
 		}
 	}
 	if name == "start-stop-daemon" {
-		// --exec/--startas PROG (-x, -a), its arguments after --
+		// --exec/--startas PROG (-x, -a), its arguments after --; the
+		// options as getopt_long reads them (-Sx PROG, --exe=PROG)
+		args = getoptArgs(args, "x:a:p:u:g:r:n:c:N:P:I:k:d:s:R:m:K:S", ssdLongs)
 		var prog *field
 		for k := 0; k < len(args); k++ {
 			t := args[k].text
@@ -3440,6 +3478,13 @@ func (r *run) launcher(idx int, name string, args []field, st *state, sc scope) 
 		}
 		if prog != nil {
 			return run([]field{*prog})
+		}
+		for _, a := range args {
+			if a.dynamic {
+				// an option known only at run time may name the program
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + a.text, Cmd: idx})
+				break
+			}
 		}
 		return nil
 	}

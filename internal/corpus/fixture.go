@@ -74,6 +74,7 @@ if __name__ == "__main__":
 `},
 	{"scripts/build.sh", 0o755, "#!/bin/sh\nset -eu\nmkdir -p build\ngo build -o build/app ./cmd/app\n"},
 	{"build/out.o", 0o644, "\x7fELF fixture object file\n"},
+	{"db/schema.sql", 0o644, "create table if not exists users(id integer primary key, name text);\n.tables\n"},
 	{"docs/guide.md", 0o644, "# Guide\n\nUse `make test` before committing.\n"},
 	{".env", 0o600, "DATABASE_URL=postgres://dev:devpass@localhost:5432/app\nAPI_KEY=fixture-not-a-real-key\n"},
 	{"tests/test_app.py", 0o644, "import sys\nsys.path.insert(0, 'src')\n\nfrom app import greet\n\n\ndef test_greet():\n    assert greet('x') == 'hello x'\n"},

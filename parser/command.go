@@ -3519,6 +3519,9 @@ func (r *run) launcher(idx int, name string, args []field, st *state, sc scope) 
 		}
 		return nil
 	}
+	if name == "mpirun" || name == "mpiexec" {
+		return r.mpiLaunch(idx, name, args, st, sc)
+	}
 	// the option after which the program's command line follows
 	markers := map[string]bool{"--": true}
 	switch name {
@@ -3554,6 +3557,103 @@ func (r *run) launcher(idx int, name string, args []field, st *state, sc scope) 
 			return nil
 		}
 		return run(args[k:])
+	}
+	return nil
+}
+
+// mpiOne and mpiTwo are the options of mpirun/mpiexec (Open MPI's and
+// MPICH's Hydra, one dash or two) that take one value or two; mpiFlags
+// take none. Any other option may take a value or start something: the
+// program after it is not known.
+var (
+	mpiOne = map[string]bool{"n": true, "np": true, "c": true, "N": true, "H": true, "host": true, "hosts": true,
+		"hostfile": true, "machinefile": true, "machine": true, "f": true, "default-hostfile": true, "map-by": true,
+		"bind-to": true, "rank-by": true, "ppn": true, "npernode": true, "npersocket": true, "wdir": true, "wd": true,
+		"timeout": true, "iface": true, "launcher": true, "bootstrap": true, "rmk": true, "demux": true, "genvlist": true,
+		"envlist": true, "output-filename": true, "report-uri": true, "x": true}
+	mpiTwo   = map[string]bool{"mca": true, "gmca": true, "genv": true, "env": true}
+	mpiFlags = map[string]bool{"oversubscribe": true, "allow-run-as-root": true, "use-hwthread-cpus": true, "nolocal": true,
+		"v": true, "verbose": true, "q": true, "quiet": true, "report-bindings": true, "display-map": true,
+		"display-allocation": true, "tag-output": true, "timestamp-output": true, "merge-stderr-to-stdout": true,
+		"l": true, "prepend-rank": true, "print-all-exitcodes": true, "genvall": true, "genvnone": true, "envall": true,
+		"envnone": true, "bind-to-core": true, "bynode": true, "byslot": true, "help": true, "h": true, "version": true, "V": true}
+)
+
+// mpiLaunch follows mpirun/mpiexec into the program it starts (the first
+// operand after its options), with the variables -x NAME=VALUE, -genv
+// NAME VALUE and -env NAME VALUE give it. An MCA parameter that names a
+// program (plm_rsh_agent, orte_launch_agent …) and the options that run
+// a program of their own or read command lines from a file (an appfile,
+// a config file, a launcher's executable) are code nobody saw.
+func (r *run) mpiLaunch(idx int, name string, args []field, st *state, sc scope) error {
+	unknown := func(why string) error {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + why, Cmd: idx})
+		return nil
+	}
+	env := map[string]string{}
+	setEnv := func(kv string, dyn bool) error {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil // -x NAME passes on the value mpirun has itself
+		}
+		if !isAssignWord(k + "=") {
+			return unknown(kv)
+		}
+		return r.recordAssign(k, v, dyn, st, sc, idx, env)
+	}
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if a.dynamic {
+			return unknown(a.text)
+		}
+		t := a.text
+		if t == "--" || t == ":" {
+			return unknown("starts more than one program (" + t + ")")
+		}
+		if !strings.HasPrefix(t, "-") {
+			// the program and its arguments, exec'd as they are
+			inner := sc
+			inner.ctx = "nested-shell"
+			_, err := r.simple(args[k:], st, inner, stdin{}, env, nil, []string{name})
+			return err
+		}
+		opt, val, eq := strings.Cut(strings.TrimLeft(t, "-"), "=")
+		switch {
+		case mpiFlags[opt] && !eq:
+		case mpiOne[opt]:
+			if !eq {
+				if k+1 >= len(args) || args[k+1].dynamic {
+					return unknown(t)
+				}
+				k++
+				val = args[k].text
+			}
+			if opt == "x" {
+				if err := setEnv(val, false); err != nil {
+					return err
+				}
+			}
+		case mpiTwo[opt] && !eq:
+			if k+2 >= len(args) || args[k+1].dynamic || args[k+2].dynamic {
+				return unknown(t)
+			}
+			key, value := args[k+1].text, args[k+2].text
+			k += 2
+			if opt == "genv" || opt == "env" {
+				if err := setEnv(key+"="+value, false); err != nil {
+					return err
+				}
+				continue
+			}
+			l := strings.ToLower(key)
+			for _, w := range []string{"agent", "exec", "launch", "rsh", "ssh", "cmd", "command", "prefix", "orted", "daemon", "path", "file", "script"} {
+				if strings.Contains(l, w) {
+					return unknown(t + " " + key + " " + value)
+				}
+			}
+		default:
+			return unknown(t + ": an option it was not followed through")
+		}
 	}
 	return nil
 }

@@ -103,6 +103,9 @@ var specs = map[string]spec{
 	"wget": {opts: "O:o:a:P:i:t:T:U:e:", optRole: roles("O", "write", "o", "write", "a", "write", "P", "write", "i", "read"),
 		long: longs("--output-document", "write", "--output-file", "write", "--directory-prefix", "write", "--input-file", "read", "--post-file", "upload", "--body-file", "upload",
 			"--load-cookies", "read", "--save-cookies", "write", "--header", "data", "--user-agent", "data", "--post-data", "data"), role: "data"},
+	// D-Bus clients: object paths (/org/freedesktop/…), bus names and
+	// method arguments, no files
+	"busctl": {opts: "H:M:", role: "data"}, "dbus-send": dataSpec, "qdbus": dataSpec, "gdbus": dataSpec, "dbus-monitor": dataSpec,
 	"ssh":   {opts: "i:F:o:l:p:E:b:c:D:e:I:J:L:m:O:Q:R:S:W:w:B:", optRole: roles("i", "read", "F", "read", "E", "write"), role: "data"},
 	"scp":   {opts: "i:F:o:P:l:c:S:J:", optRole: roles("i", "read", "F", "read"), role: "copy"},
 	"rsync": {opts: "e:f:B:T:", long: longs("--exclude-from", "read", "--include-from", "read", "--files-from", "read", "--rsh", "data", "--exclude", "data", "--include", "data", "--filter", "data", "--password-file", "read", "--log-file", "write"), role: "copy"},

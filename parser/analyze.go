@@ -2171,6 +2171,11 @@ type field struct {
 	// absolute path (an unset variable, the output of a command that is
 	// not a path lister): cat "$(base64 -d <<< …)" could read anything
 	leadOpen bool
+	// climbs: an unknown part could hold ".." (a command's output, a
+	// variable read at run time): src/$(cat f) is any path at all that
+	// ends with climbRest, the pattern of what follows the last such part
+	climbs    bool
+	climbRest string
 }
 
 type env struct {
@@ -2413,6 +2418,7 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
 			f := field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w) || namedEntry(w, st)}
+			f.climbRest, f.climbs = r.climbRest(w, st)
 			listedWord(&f, w, st)
 			out = append(out, f)
 			continue
@@ -2465,6 +2471,181 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		}
 	}
 	return out
+}
+
+// climbRest says whether an unknown part of w could hold a ".."
+// component (partClimbs) and then returns the pattern of what follows the
+// last such part: the path climbs to any directory and goes on from
+// there, so that suffix is all that is known of it.
+func (r *run) climbRest(w *syntax.Word, st *state) (string, bool) {
+	type qpart struct {
+		p      syntax.WordPart
+		quoted bool
+	}
+	var parts []qpart
+	for _, p := range w.Parts {
+		if dq, ok := p.(*syntax.DblQuoted); ok {
+			for _, q := range dq.Parts {
+				parts = append(parts, qpart{q, true})
+			}
+			continue
+		}
+		parts = append(parts, qpart{p, false})
+	}
+	last, text := -1, false
+	for i, p := range parts {
+		// the word's first text is leadOpen's to judge (and "*/x" is
+		// judged as /x besides); what comes after text may climb out
+		// of it
+		if text && r.partClimbs(p.p, st) {
+			last = i
+		}
+		switch x := p.p.(type) {
+		case *syntax.Lit:
+			text = text || x.Value != ""
+		case *syntax.SglQuoted:
+			text = text || x.Value != ""
+		default:
+			text = true
+		}
+	}
+	if last < 0 {
+		return "", false
+	}
+	rest := &syntax.Word{}
+	for _, p := range parts[last+1:] {
+		if p.quoted {
+			rest.Parts = append(rest.Parts, &syntax.DblQuoted{Parts: []syntax.WordPart{p.p}})
+		} else {
+			rest.Parts = append(rest.Parts, p.p)
+		}
+	}
+	_, pattern := r.render(rest, st)
+	return pattern, true
+}
+
+// numericParams are the variables bash keeps that only ever hold numbers.
+var numericParams = map[string]bool{"$": true, "?": true, "!": true, "#": true, "RANDOM": true, "SRANDOM": true, "SECONDS": true,
+	"LINENO": true, "BASHPID": true, "PPID": true, "UID": true, "EUID": true, "EPOCHSECONDS": true, "EPOCHREALTIME": true, "HISTCMD": true}
+
+// partClimbs says whether a part of a word, not known here, could expand
+// to text holding a ".." component: anything but a number, a path a
+// lister prints below its operands (ls without -a), a program's path
+// (which), or a value such as date +FORMAT (without "." or "/"), id or
+// git rev-parse HEAD. basename and dirname print ".." for "..".
+func (r *run) partClimbs(p syntax.WordPart, st *state) bool {
+	switch x := p.(type) {
+	case *syntax.Lit, *syntax.SglQuoted, *syntax.ArithmExp, *syntax.ProcSubst, *syntax.ExtGlob:
+		return false
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			if r.partClimbs(q, st) {
+				return true
+			}
+		}
+		return false
+	case *syntax.ParamExp:
+		return r.paramClimbs(x, st)
+	case *syntax.CmdSubst:
+		if _, ok := r.substOutput(x, st); ok {
+			return false
+		}
+		switch substKind(x) {
+		case "lister":
+			return listsDots(x)
+		case "value":
+			return climbingValue(x)
+		}
+		return true
+	}
+	unknown, _, _ := r.unknownParts(&syntax.Word{Parts: []syntax.WordPart{p}}, st)
+	return unknown
+}
+
+// paramClimbs says whether a variable's value could hold ".." where the
+// analysis does not know it: a value the script got at run time (read, a
+// command's output, a loop over such a list: wild or open), an indirect
+// or transformed expansion, an element not followed. A variable of the
+// environment the script did not set is the user's, not the agent's:
+// in the middle of a path it is taken as it is (leadOpen judges one at
+// the start). An entry a lister printed lies below its directory.
+func (r *run) paramClimbs(x *syntax.ParamExp, st *state) bool {
+	if x.Param == nil || x.Excl || r.distrusted(x, st) || bashKept[x.Param.Value] || st.wild["IFS"] || st.gone["IFS"] {
+		return true
+	}
+	name := x.Param.Value
+	if x.Length || numericParams[name] {
+		return false
+	}
+	if x.Exp != nil && x.Exp.Word != nil {
+		for _, p := range x.Exp.Word.Parts {
+			if r.partClimbs(p, st) {
+				return true
+			}
+		}
+	}
+	if x.Index != nil && !knownElem(x, st) {
+		return true
+	}
+	if _, ok := st.entries[name]; ok && !st.wild[name] {
+		return false
+	}
+	return st.wild[name] || r.openVars[name]
+}
+
+// listsDots says whether a lister substitution is ls showing "." and
+// ".." (-a, -f).
+func listsDots(x *syntax.CmdSubst) bool {
+	call, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "ls" {
+		b, isPipe := x.Stmts[0].Cmd.(*syntax.BinaryCmd)
+		if !isPipe || b.X.Cmd == nil {
+			return false
+		}
+		call, ok = b.X.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "ls" {
+			return false
+		}
+	}
+	for _, a := range call.Args[1:] {
+		t, ok := staticText(a)
+		if !ok {
+			return true
+		}
+		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t, "af") || t == "--all" {
+			return true
+		}
+	}
+	return false
+}
+
+// climbingValue says whether a "value" substitution could print "..":
+// basename, dirname, expr and seq's separators print what they are given;
+// date what its format holds.
+func climbingValue(x *syntax.CmdSubst) bool {
+	call, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		if b, isPipe := x.Stmts[0].Cmd.(*syntax.BinaryCmd); isPipe && b.X.Cmd != nil {
+			call, ok = b.X.Cmd.(*syntax.CallExpr)
+		}
+		if !ok {
+			return true
+		}
+	}
+	if len(call.Args) == 0 {
+		return true
+	}
+	switch call.Args[0].Lit() {
+	case "basename", "dirname", "expr", "wc":
+		return true
+	}
+	for _, a := range call.Args[1:] {
+		t, ok := staticText(a)
+		if !ok || strings.Contains(t, "..") || strings.Contains(t, "/") {
+			return true
+		}
+	}
+	return false
 }
 
 // leadOpen says whether w starts with an unknown part that could hold an

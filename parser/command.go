@@ -3188,10 +3188,17 @@ func (r *run) applyFeed(fd *feed, argv []field, st *state, sc scope, in stdin, i
 						pattern: strings.ReplaceAll(a.pattern, fd.replace, "*"), dynamic: true, glob: true})
 					continue
 				}
-				out = append(out, field{text: strings.ReplaceAll(a.text, fd.replace, it.text),
+				f := field{text: strings.ReplaceAll(a.text, fd.replace, it.text),
 					pattern: strings.ReplaceAll(a.pattern, fd.replace, it.pattern), dynamic: it.dynamic || a.dynamic,
 					subst: it.subst, glob: it.glob, allEntries: it.allEntries && a.text == fd.replace, noLinks: it.noLinks && a.text == fd.replace, findNames: whole(it.findNames, a.text == fd.replace),
-					listed: it.listed && a.text == fd.replace, tracked: it.tracked && a.text == fd.replace})
+					listed: it.listed && a.text == fd.replace, tracked: it.tracked && a.text == fd.replace}
+				if it.leadOpen && a.text != fd.replace && !numbersFrom(in, r.facts.Commands) {
+					// src/{} with an item that could be any text: it
+					// climbs out of src, and what follows it is all that
+					// is known
+					f.climbs, f.climbRest = true, a.pattern[strings.LastIndex(a.pattern, fd.replace)+len(fd.replace):]
+				}
+				out = append(out, f)
 			}
 		}
 	}
@@ -4930,6 +4937,10 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 		}
 		return items, true
 	case (in.kind == "pipe" || in.kind == "procsubst") && pathListers[in.from]:
+		if in.from == "ls" && in.fromIdx >= 0 && in.fromIdx < len(r.facts.Commands) && lsShowsDots(r.facts.Commands[in.fromIdx].Argv[1:]) {
+			// ls -a prints "." and "..": not only entries below
+			return []field{unknownItem}, false
+		}
 		var items []field
 		for _, p := range r.facts.Paths {
 			if p.Cmd != in.fromIdx || p.Access == "cwd" || p.Access == "write" {
@@ -4949,6 +4960,40 @@ func (r *run) inputItems(in stdin, lines bool) ([]field, bool) {
 		return []field{}, true // no input: the sandbox gives /dev/null
 	}
 	return []field{unknownItem}, false
+}
+
+// numbersFrom says whether in is the output of a command that prints only
+// numbers or names without "/" or "..": seq, nproc, id, pgrep … with
+// static arguments holding neither.
+func numbersFrom(in stdin, cmds []Command) bool {
+	switch in.from {
+	case "seq", "nproc", "id", "pgrep", "pidof", "whoami", "uname", "arch":
+	default:
+		return false
+	}
+	if in.fromIdx < 0 || in.fromIdx >= len(cmds) || cmds[in.fromIdx].Dynamic {
+		return false
+	}
+	for _, a := range cmds[in.fromIdx].Argv[1:] {
+		if strings.Contains(a, "..") || strings.Contains(a, "/") {
+			return false
+		}
+	}
+	return true
+}
+
+// lsShowsDots says whether ls with these arguments prints "." and ".."
+// (-a, -f, --all; -A does not).
+func lsShowsDots(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--all" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "af") {
+			return true
+		}
+	}
+	return false
 }
 
 // entriesAt says whether the input's lines are entries of the file system

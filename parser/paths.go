@@ -16,11 +16,17 @@ const maxPath = 4096
 // judged as the worse of relative and absolute.
 func (r *run) addPath(f field, st *state, access string, cmd int, name string) Path {
 	p := r.classifyPath(f, st, access, cmd, name)
-	if f.dynamic && !f.proc && p.Zone != "unknown" && (strings.HasPrefix(f.pattern, "*/") || f.leadOpen && strings.HasPrefix(f.pattern, "*")) {
+	if f.dynamic && !f.proc && p.Zone != "unknown" && (strings.HasPrefix(f.pattern, "*/") || f.leadOpen && strings.HasPrefix(f.pattern, "*") || f.climbs && !strings.Contains(f.pattern, "://")) {
 		// what the unknown start holds could be absolute: judge the
-		// path from the root as well ("*/x": as /x; "*…": as /*…)
+		// path from the root as well ("*/x": as /x; "*…": as /*…); one
+		// that climbs (src/$(cat f)/x) by what follows it, from the root
 		rest := f.pattern[1:]
-		if !strings.HasPrefix(rest, "/") {
+		if f.climbs && !strings.Contains(f.pattern, "://") {
+			rest = f.climbRest
+			if !strings.HasPrefix(rest, "/") {
+				rest = "/*" + rest
+			}
+		} else if !strings.HasPrefix(rest, "/") {
 			rest = "/" + f.pattern
 		}
 		alt := r.classifyPath(field{text: rest, pattern: rest, dynamic: strings.ContainsAny(rest, "*?["), glob: strings.ContainsAny(rest, "*?[")}, st, access, cmd, name)

@@ -1520,21 +1520,35 @@ func (r *run) literalOut(argv []field, echo bool, st *state) *string {
 	}
 	cfg := &expand.Config{Env: r.env(st)}
 	if echo {
-		escapes := false
+		// with xpg_echo, echo interprets escapes unless told -E; the
+		// last of -e and -E wins
+		escapes, newline := r.shopts["xpg_echo"], true
 		for len(parts) > 0 && len(parts[0]) > 1 && parts[0][0] == '-' && strings.Trim(parts[0][1:], "neE") == "" {
-			if strings.ContainsRune(parts[0], 'e') {
-				escapes = true
+			for _, c := range parts[0][1:] {
+				switch c {
+				case 'e':
+					escapes = true
+				case 'E':
+					escapes = false
+				case 'n':
+					newline = false
+				}
 			}
 			parts = parts[1:]
 		}
-		s := strings.Join(parts, " ") + "\n"
+		s := strings.Join(parts, " ")
+		if strings.ContainsRune(s, '\\') && r.globOpts {
+			return nil // shell options not known: xpg_echo may be on
+		}
 		if escapes {
-			// echo -e interprets backslash escapes as printf %b does
-			out, _, err := expand.Format(cfg, "%b", []string{s})
-			if err != nil {
-				return nil
+			var stop bool
+			s, stop = echoEscapes(s)
+			if stop {
+				newline = false
 			}
-			s = out
+		}
+		if newline {
+			s += "\n"
 		}
 		return &s
 	}
@@ -1544,11 +1558,98 @@ func (r *run) literalOut(argv []field, echo bool, st *state) *string {
 	if len(parts) == 0 || parts[0] == "-v" {
 		return nil
 	}
+	if strings.Contains(parts[0], "b") && strings.Contains(strings.Join(parts[1:], ""), "\\") {
+		// %b reads its argument's escapes as echo -e does (\0nnn), not
+		// as the format's own (\nnn); the library reads them the other way
+		return nil
+	}
 	out, _, err := expand.Format(cfg, parts[0], parts[1:])
 	if err != nil {
 		return nil
 	}
 	return &out
+}
+
+// echoEscapes interprets the backslash escapes of echo -e: \a \b \e \E
+// \f \n \r \t \v \\, \0NNN (a zero and up to three octal digits), \xHH,
+// \uHHHH, \UHHHHHHHH; \c ends the output (stop). Any other backslash
+// stays as it is.
+func echoEscapes(s string) (out string, stop bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(27)
+		case 'f':
+			b.WriteByte(12)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte(11)
+		case '\\':
+			b.WriteByte('\\')
+		case 'c':
+			return b.String(), true
+		case '0':
+			v, n := 0, 0
+			for n < 3 && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '7' {
+				i++
+				v = v*8 + int(s[i]-'0')
+				n++
+			}
+			b.WriteByte(byte(v))
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[i]]
+			kind := s[i]
+			v, n := 0, 0
+			for n < max && i+1 < len(s) && isHex(s[i+1]) {
+				i++
+				v = v*16 + hexVal(s[i])
+				n++
+			}
+			switch {
+			case n == 0:
+				b.WriteByte('\\')
+				b.WriteByte(kind)
+			case kind == 'x':
+				b.WriteByte(byte(v))
+			default:
+				b.WriteRune(rune(v))
+			}
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String(), false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= 'a':
+		return int(c-'a') + 10
+	case c >= 'A':
+		return int(c-'A') + 10
+	}
+	return int(c - '0')
 }
 
 // shadowed reports whether the script redefined name as a function or alias,
@@ -1981,6 +2082,14 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 				case 'i', 'l':
 					startsInteractive = true
 				case 'o', 'O':
+					if ch == 'O' && t[0] == '-' && i+1 < len(args) {
+						// bash -O xpg_echo: a shell option of the script
+						if args[i+1].dynamic {
+							r.globOpts = true
+						} else {
+							r.setShopt(args[i+1].text)
+						}
+					}
 					i++
 				}
 			}
@@ -6189,7 +6298,7 @@ func whole(names []string, isWhole bool) []string {
 // what globs match.
 func (r *run) setShopt(name string) {
 	switch name {
-	case "globstar", "dotglob", "nocaseglob", "nocasematch", "lastpipe":
+	case "globstar", "dotglob", "nocaseglob", "nocasematch", "lastpipe", "xpg_echo":
 		if r.shopts == nil {
 			r.shopts = map[string]bool{}
 		}

@@ -198,6 +198,30 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 			return nil, err
 		}
 	}
+	if r.shopts["nullglob"] {
+		// with nullglob a pattern that matches nothing is dropped: cd
+		// build/* is cd (home), find x/*.o -delete is find -delete (.).
+		// It may match what the script makes first: both are walked.
+		kept := make([]field, 0, len(argv))
+		for _, f := range argv {
+			if !(f.glob && f.globWord) {
+				kept = append(kept, f)
+			}
+		}
+		if len(kept) < len(argv) {
+			matched, none := st.clone(), st.clone()
+			if _, err := r.simple(argv, matched, sc, in, map[string]string{}, append([]*syntax.Assign(nil), c.Assigns...), nil); err != nil {
+				return nil, err
+			}
+			if len(kept) > 0 {
+				if _, err := r.simple(kept, none, sc, in, map[string]string{}, append([]*syntax.Assign(nil), c.Assigns...), nil); err != nil {
+					return nil, err
+				}
+			}
+			merge(st, matched, none)
+			return nil, nil
+		}
+	}
 	env := map[string]string{}
 	var pending []*syntax.Assign
 	pending = append(pending, c.Assigns...)
@@ -6298,7 +6322,7 @@ func whole(names []string, isWhole bool) []string {
 // what globs match.
 func (r *run) setShopt(name string) {
 	switch name {
-	case "globstar", "dotglob", "nocaseglob", "nocasematch", "lastpipe", "xpg_echo":
+	case "globstar", "dotglob", "nocaseglob", "nocasematch", "lastpipe", "xpg_echo", "nullglob":
 		if r.shopts == nil {
 			r.shopts = map[string]bool{}
 		}

@@ -2176,6 +2176,10 @@ type field struct {
 	// ends with climbRest, the pattern of what follows the last such part
 	climbs    bool
 	climbRest string
+	// parentOnly: the word is the ".." a pattern such as .* may match
+	// (dotDotAlternative), as its last component: the parent directory
+	// itself, which a command that only names or lists it does not enter
+	parentOnly bool
 }
 
 type env struct {
@@ -2456,6 +2460,17 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 			continue
 		}
 		gw, sw, quoted := r.globbed(w, st), hasCmdSubst(w), hasQuotes(w)
+		if gw {
+			// .? and .* match .. in bash before 5.2, in sh, and after
+			// shopt -u globskipdots: the word with .. for them comes
+			// first (cd takes its first operand)
+			if _, pattern := r.render(w, st); pattern != "" {
+				if alt, ok := dotDotAlternative(pattern); ok {
+					out = append(out, field{text: alt, pattern: alt, glob: isGlob(alt), globWord: true, dynamic: isGlob(alt),
+						parentOnly: alt == ".." || strings.HasSuffix(alt, "/..")})
+				}
+			}
+		}
 		for _, s := range fs {
 			if s == "" && !quoted {
 				continue // bash drops empty unquoted words ({sh,}, $EMPTY)
@@ -2471,6 +2486,24 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		}
 	}
 	return out
+}
+
+// dotDotAlternative is pattern with ".." for each of its components that
+// bash could match with ".." (a component starting with a literal "." that
+// matches ".."), when there is one.
+func dotDotAlternative(pattern string) (string, bool) {
+	comps := strings.Split(pattern, "/")
+	found := false
+	for i, c := range comps {
+		if len(c) < 2 || c[0] != '.' || !strings.ContainsAny(c, "*?[") {
+			continue
+		}
+		// bash negates a class with ! as well as ^
+		if ok, err := path.Match(strings.ReplaceAll(c, "[!", "[^"), ".."); ok || err != nil {
+			comps[i], found = "..", true
+		}
+	}
+	return strings.Join(comps, "/"), found
 }
 
 // climbRest says whether an unknown part of w could hold a ".."

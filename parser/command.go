@@ -149,6 +149,10 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 		return nil, nil
 	}
 	argv := r.fields(st, sc, c.Args...)
+	if len(argv) > 0 && !argv[0].dynamic && namesOnly[argv[0].text] {
+		// ls -d .*: .. itself is only listed or named
+		argv = slices.DeleteFunc(argv, func(f field) bool { return f.parentOnly })
+	}
 	if len(argv) == 0 {
 		// the words expanded to nothing ("$IFS", "$EMPTY"): bash runs no
 		// command, only the assignments
@@ -5114,6 +5118,11 @@ func numbersFrom(in stdin, cmds []Command) bool {
 	}
 	return true
 }
+
+// namesOnly are commands that only list, name or measure an operand that
+// is a directory, never read or change what is in it (without options
+// that recurse: ls -R and du walk, but only names and sizes come out).
+var namesOnly = map[string]bool{"ls": true, "du": true, "stat": true, "file": true, "echo": true, "printf": true, "test": true, "[": true}
 
 // lsShowsDots says whether ls with these arguments prints "." and ".."
 // (-a, -f, --all; -A does not).

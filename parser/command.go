@@ -5703,13 +5703,30 @@ func valueField(a field, key, v string) field {
 
 // followsLinksDown says whether a command walks the directories it is given
 // and follows the symbolic links it meets there: grep -R, rg -L, ag -f,
-// find -L/-follow, cp -L, tar -h, rsync -L, zip -r (unless -y),
-// chmod/chown/chgrp -R -L.
+// find -L/-follow, cp -L, tar -h (bsdtar -L), rsync -L, zip -r (unless -y),
+// chmod/chown/chgrp -R -L, ugrep -R/-S, ack --follow, pax -L,
+// mkisofs -f, fd -L running a command on what it finds, and jar c (always).
 func followsLinksDown(name string, args []field) bool {
 	has := func(short byte, long ...string) bool { return hasOpt(args, short, long...) }
 	switch name {
 	case "grep", "egrep", "fgrep":
 		return has('R', "--dereference-recursive")
+	case "ugrep", "ug":
+		// -S follows links to files while recursing
+		return has('R', "--dereference-recursive") || has('S', "--dereference-files")
+	case "ack", "ack-grep":
+		return has(0, "--follow")
+	case "pax":
+		return has('L')
+	case "mkisofs", "genisoimage", "xorrisofs":
+		return has(0, "-f", "-follow-links", "--follow-links")
+	case "fd", "fdfind":
+		// what fd finds through a link, the command it runs reads
+		return has('L', "--follow") && (has('x', "--exec") || has('X', "--exec-batch"))
+	case "jar":
+		// jar stores what a link points to, never the link
+		tree, _ := readsTree(name, args)
+		return tree
 	case "rg":
 		return has('L', "--follow")
 	case "ag":
@@ -5720,8 +5737,10 @@ func followsLinksDown(name string, args []field) bool {
 		return has('L', "--dereference")
 	case "tar", "bsdtar":
 		// old-style bundles need no dash: tar chf out.tar .
-		old := len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && strings.ContainsRune(args[0].text, 'h') && !strings.ContainsAny(args[0].text, "/.")
-		return old || has('h', "--dereference")
+		// (bsdtar, the tar of macOS and the BSDs, follows with -L; to GNU
+		// tar -L is a tape length, rarely given)
+		old := len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && strings.ContainsAny(args[0].text, "hL") && !strings.ContainsAny(args[0].text, "/.")
+		return old || has('h', "--dereference") || has('L')
 	case "rsync":
 		return has('L', "--copy-links", "--copy-unsafe-links", "--copy-dirlinks") || has('k')
 	case "zip":
@@ -5779,7 +5798,7 @@ func (r *run) linksBelow(idx int, name string, st *state, cwdToo bool) {
 			operands = true
 		}
 	}
-	if (!operands && (name == "rg" || name == "ag" || name == "find" || strings.HasSuffix(name, "grep")) || cwdToo) && st.cwd != "" {
+	if (!operands && (name == "rg" || name == "ag" || name == "find" || strings.HasSuffix(name, "grep") || searchesCwd(name) || name == "fd" || name == "fdfind") || cwdToo) && st.cwd != "" {
 		// no directory given: they search the working directory
 		if z := r.cls.zone(st.cwd); z == "workspace" || z == "workspace_root" {
 			uses = append(uses, use{st.cwd, "read"})

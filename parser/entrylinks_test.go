@@ -220,3 +220,50 @@ func TestLinkWalkBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkFollowingTreeReaders: tree readers told to follow links (and
+// jar, which always does) reach what a link below the tree points to;
+// the same commands without their follow option do not.
+func TestLinkFollowingTreeReaders(t *testing.T) {
+	ws, home := world(t)
+	a := New(Config{SensitivePaths: []string{"~/.ssh"}})
+	opts := Options{Workspace: ws, Home: home}
+	for _, src := range []string{
+		`ugrep -R KEY .`,
+		`ugrep --dereference-recursive KEY`,
+		`ugrep -rS KEY .`,
+		`ug -R KEY`,
+		`ack --follow KEY`,
+		`ack-grep --follow KEY .`,
+		`pax -wL -f /tmp/x.pax .`,
+		`bsdtar -cLf /tmp/x.tar .`,
+		`tar -cLf /tmp/x.tar .`,
+		`tar cLf /tmp/x.tar .`,
+		`genisoimage -f -R -o /tmp/x.iso .`,
+		`mkisofs -follow-links -o /tmp/x.iso .`,
+		`xorrisofs -f -o /tmp/x.iso .`,
+		`fd -L -H id_rsa -x cat`,
+		`fdfind --follow . -X cat`,
+		`jar cf /tmp/x.jar .`,
+	} {
+		if f := a.Analyze(src, opts); !reachesSSH(f) {
+			t.Errorf("%s: no path through link_ssh in %+v", src, f.Paths)
+		}
+	}
+	for _, src := range []string{
+		`ugrep -r KEY .`,
+		`ug KEY`,
+		`ack KEY`,
+		`pax -w -f /tmp/x.pax .`,
+		`tar -cf /tmp/x.tar .`,
+		`genisoimage -R -o /tmp/x.iso .`,
+		`fd -L id_rsa`,
+		`fd -H id_rsa -x cat`,
+		`jar tf x.jar`,
+		`ugrep -R KEY src`,
+	} {
+		if f := a.Analyze(src, opts); reachesSSH(f) {
+			t.Errorf("%s: a path through link_ssh in %+v", src, f.Paths)
+		}
+	}
+}

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:233e17f3c44aea7bb269ebdf3541f0b79da02c13decaf9cefad92547bc34df34"
+const builtinDigest = "sha256:086c2a9071f480060ab5e020e04db7fcb2d9f1f06a261bfc3d949e02be02e175"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

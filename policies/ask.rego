@@ -438,13 +438,15 @@ dbus_call(c) if {
 # and outside toolgate: VS Code tasks run on folder open and its settings
 # name shells and tools, a dev container runs its postCreateCommand, npm
 # and yarn take a script shell or node options from their rc files.
-# (direnv runs a changed .envrc only after direnv allow.)
+# (direnv runs a changed .envrc only after direnv allow.) Names are compared
+# without case: on macOS and Windows file systems .VSCODE/Tasks.json is
+# the same file.
 ask contains {"rule": "ask.autorun_config", "message": sprintf("%s changes %s, from which an editor or a tool runs commands on its own, outside toolgate; a person must approve", [who(p), p.raw])} if {
 	input.present.writes
 	some p in paths
 	p.access == "write"
 	some f in autorun_files
-	endswith(p.real, f)
+	endswith(lower(p.real), f)
 }
 
 autorun_files := {

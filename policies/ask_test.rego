@@ -311,6 +311,15 @@ test_ask_autorun_config if {
 	not "ask.autorun_config" in rules(read)
 }
 
+test_ask_autorun_config_without_case if {
+	every rel in [".VSCODE/tasks.json", ".vscode/Settings.json", ".DEVCONTAINER/devcontainer.json", ".NPMRC", ".Yarnrc.yml"] {
+		doc := exec_call(concat("", ["echo x > ", rel]), [cmd(["echo", "x"])], [wpath(rel, "write", -1, "")])
+		"ask.autorun_config" in rules(doc)
+	}
+	doc := exec_call("echo x > .NPMRC.example", [cmd(["echo", "x"])], [wpath(".NPMRC.example", "write", -1, "")])
+	not "ask.autorun_config" in rules(doc)
+}
+
 test_ask_container_workspace if {
 	boxed := exec_call("docker run --rm -v .:/w alpine rm -rf /w", [cmd(["docker", "run", "--rm", "-v", ".:/w", "alpine", "rm", "-rf", "/w"])], [cpath(".", ws, "workspace_root", "write", 0, "docker")])
 	doc := object.union(boxed, {"sandboxed": false})

@@ -435,11 +435,13 @@ deny contains {"rule": "persist.service", "message": "loginctl enable-linger kee
 # the hooks often run scripts kept in .claude/hooks, and .mcp.json names
 # the MCP server commands a project starts.
 # An agent that rewrites them can switch its guard off.
+# Names are compared without case, as the git rules do: on macOS and
+# Windows file systems .CLAUDE/Settings.json is the same file.
 deny contains {"rule": "persist.agent_config", "message": sprintf("%s changes %s, the agent's own settings (its hooks and permissions); those are the user's to change", [who(p), p.raw])} if {
 	input.present.writes
 	some p in paths
 	p.access in {"write", "delete"}
-	agent_settings(p.real)
+	agent_settings(lower(p.real))
 }
 
 agent_settings(r) if endswith(r, "/.claude/settings.json")

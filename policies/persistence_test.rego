@@ -409,6 +409,17 @@ test_persist_agent_config_not_for_other_claude_files if {
 	not "persist.agent_config" in rules(exec_call("cat .claude/settings.json", [cmd(["cat", ".claude/settings.json"])], [r]))
 }
 
+# ---- case variants (red-team round 7, session 31) ----
+
+test_persist_agent_config_without_case if {
+	every rel in [".CLAUDE/settings.json", ".claude/SETTINGS.JSON", ".Claude/settings.local.json", ".MCP.json", ".claude/Hooks/x.sh", ".claude/Skills/x/SKILL.md", ".claude/AGENTS/x.md"] {
+		p := wpath(rel, "write", 0, "tee")
+		"persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
+	}
+	p := wpath(".claude/Commands/review.md", "write", 0, "tee")
+	not "persist.agent_config" in rules(exec_call("tee .claude/Commands/review.md", [cmd(["tee", ".claude/Commands/review.md"])], [p]))
+}
+
 test_persist_service_status_is_a_query if {
 	not "persist.service" in rules(simple_call(["service", "docker", "status"]))
 	not "persist.service" in rules(simple_call(["service", "--status-all"]))

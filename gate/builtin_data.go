@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:086c2a9071f480060ab5e020e04db7fcb2d9f1f06a261bfc3d949e02be02e175"
+const builtinDigest = "sha256:d16b52bb2f2d6dbfc1edaa4a1dd0784806a800ea4b9aad035ac1a7a5d70dee11"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

@@ -437,7 +437,7 @@ deny contains {"rule": "persist.service", "message": "loginctl enable-linger kee
 # An agent that rewrites them can switch its guard off.
 # Names are compared without case, as the git rules do: on macOS and
 # Windows file systems .CLAUDE/Settings.json is the same file.
-deny contains {"rule": "persist.agent_config", "message": sprintf("%s changes %s, the agent's own settings (its hooks and permissions); those are the user's to change", [who(p), p.raw])} if {
+deny contains {"rule": "persist.agent_config", "message": sprintf("%s changes %s, an agent's own settings (its hooks, permissions or the MCP servers it starts); those are the user's to change", [who(p), p.raw])} if {
 	input.present.writes
 	some p in paths
 	p.access in {"write", "delete"}
@@ -463,6 +463,27 @@ agent_settings(r) if endswith(r, "/.mcp.json")
 agent_settings(r) if {
 	some d in ["/.claude/agents", "/.claude/skills"]
 	agent_dir(r, d)
+}
+
+# other agents and editors start programs from their project files as
+# .mcp.json does: MCP servers (VS Code, Cursor, Gemini CLI, Codex, Roo,
+# Kiro, Amazon Q, Continue, Windsurf) and hooks (Cursor, Gemini CLI's
+# settings, Codex, Windsurf). Cursor's rules are prompts, not programs.
+agent_settings(r) if {
+	some f in other_agent_files
+	endswith(r, f)
+}
+
+agent_settings(r) if {
+	some d in ["/.cursor/hooks", "/.continue/mcpservers"]
+	agent_dir(r, d)
+}
+
+other_agent_files := {
+	"/.vscode/mcp.json", "/.cursor/mcp.json", "/.cursor/hooks.json", "/.gemini/settings.json",
+	"/.codex/config.toml", "/.codex/hooks.json", "/.windsurf/hooks.json", "/.codeium/windsurf/mcp_config.json",
+	"/.continue/config.json", "/.continue/config.yaml", "/.continue/config.ts",
+	"/.roo/mcp.json", "/.kiro/settings/mcp.json", "/.amazonq/mcp.json",
 }
 
 agent_dir(r, d) if endswith(r, d)

@@ -412,12 +412,31 @@ test_persist_agent_config_not_for_other_claude_files if {
 # ---- case variants (red-team round 7, session 31) ----
 
 test_persist_agent_config_without_case if {
-	every rel in [".CLAUDE/settings.json", ".claude/SETTINGS.JSON", ".Claude/settings.local.json", ".MCP.json", ".claude/Hooks/x.sh", ".claude/Skills/x/SKILL.md", ".claude/AGENTS/x.md"] {
+	every rel in [".CLAUDE/settings.json", ".claude/SETTINGS.JSON", ".Claude/settings.local.json", ".MCP.json", ".claude/Hooks/x.sh", ".claude/Skills/x/SKILL.md", ".claude/AGENTS/x.md", ".Cursor/MCP.json"] {
 		p := wpath(rel, "write", 0, "tee")
 		"persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
 	}
 	p := wpath(".claude/Commands/review.md", "write", 0, "tee")
 	not "persist.agent_config" in rules(exec_call("tee .claude/Commands/review.md", [cmd(["tee", ".claude/Commands/review.md"])], [p]))
+}
+
+# ---- other agents' MCP servers and hooks (red-team round 7, session 31) ----
+
+test_persist_agent_config_other_agents if {
+	every rel in [
+		".vscode/mcp.json", ".cursor/mcp.json", ".cursor/hooks.json", ".cursor/hooks/audit.sh", ".gemini/settings.json",
+		".codex/config.toml", ".codex/hooks.json", ".windsurf/hooks.json", ".continue/config.yaml",
+		".continue/mcpServers/x.yaml", ".roo/mcp.json", ".kiro/settings/mcp.json", ".amazonq/mcp.json",
+	] {
+		p := wpath(rel, "write", 0, "tee")
+		"persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
+	}
+	every rel in [".cursor/rules/style.mdc", ".vscode/launch.json", ".gemini/styleguide.md", ".continue/prompts/x.md", "docs/mcp.json"] {
+		p := wpath(rel, "write", 0, "tee")
+		not "persist.agent_config" in rules(exec_call(concat(" ", ["tee", rel]), [cmd(["tee", rel])], [p]))
+	}
+	r := wpath(".vscode/mcp.json", "read", 0, "cat")
+	not "persist.agent_config" in rules(exec_call("cat .vscode/mcp.json", [cmd(["cat", ".vscode/mcp.json"])], [r]))
 }
 
 test_persist_service_status_is_a_query if {

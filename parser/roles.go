@@ -323,6 +323,9 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 		}
 		for k, o := range operands {
 			switch {
+			case !o.dynamic && buildLabel(name, o.text):
+				// a target label names a package of the build's own
+				// workspace (the one around the cwd), not a file
 			case o.dynamic || o.glob:
 				out = append(out, operand{o, "read"})
 			case looksLikePath(o.text) && (afterOpt[k] || strings.ContainsAny(o.text, "()|^$*\\")):
@@ -340,6 +343,29 @@ func classifyArgs(name string, sp spec, args []field) []operand {
 		}
 	}
 	return out
+}
+
+// buildLabel says whether an operand of bazel (bazelisk, buck2) is a
+// target label or pattern rooted at the build's workspace: //pkg:t,
+// //src/..., a negative -//pkg/... after "--". Taken as a path it would be
+// a file below /; no ".." may appear in one.
+func buildLabel(name, t string) bool {
+	switch name {
+	case "bazel", "bazelisk", "buck", "buck2":
+	default:
+		return false
+	}
+	t = strings.TrimPrefix(t, "-")
+	if !strings.HasPrefix(t, "//") || strings.HasPrefix(t, "///") {
+		return false
+	}
+	pkg, _, _ := strings.Cut(t[2:], ":")
+	for _, c := range strings.Split(pkg, "/") {
+		if c == ".." || c == "." {
+			return false
+		}
+	}
+	return true
 }
 
 func appendOpt(out []operand, role string, v field) []operand {

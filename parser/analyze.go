@@ -1750,6 +1750,7 @@ func (r *run) decl(c *syntax.DeclClause, st *state, sc scope) error {
 						if isAssignWord(k + "=") {
 							st.setWild(k)
 							r.markOpen(k)
+							r.bashVarWritten(k, variant+" "+f.text, false, st, -1)
 						}
 					}
 				}
@@ -1873,6 +1874,18 @@ func (r *run) assign(as *syntax.Assign, st *state, sc scope, cmd int, env map[st
 			dyn = true
 		}
 	}
+	if t, ok := st.refs[name]; ok && t != "" && env == nil && as.Index == nil {
+		// declare -n r=PS4; r=…: the value lands in the target, judged
+		// as if assigned to it (a reference to a reference is not
+		// followed further)
+		if tb, _, _ := strings.Cut(t, "["); tb != name {
+			if _, chain := st.refs[tb]; chain {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val + " through name references", Cmd: cmd})
+			} else if err := r.recordAssign(t, val, dyn, st, sc, cmd, nil); err != nil {
+				return err
+			}
+		}
+	}
 	if err := r.recordAssign(name, val, dyn, st, sc, cmd, env); err != nil {
 		return err
 	}
@@ -1921,8 +1934,48 @@ func knownElem(pe *syntax.ParamExp, st *state) bool {
 	return t == "@" || t == "*" || t != "" && strings.Trim(t, "0123456789") == ""
 }
 
+// bashVarWritten judges a write to one of bash's own variables that the
+// analysis does not otherwise follow: name may be an element (a[k]) or a
+// name reference to it, and followed says the value is recorded (and
+// judged) by recordAssign. BASH_CMDS and BASH_ALIASES change which program
+// or text a name runs; DIRSTACK changes where popd and pushd land; a
+// prompt, or any variable whose value bash or a program runs, written by
+// read, printf -v, mapfile, ${NAME=…} or through a name reference holds
+// what the analysis never saw (recordAssign judges a name reference's
+// target as assigned itself).
+func (r *run) bashVarWritten(name, how string, followed bool, st *state, cmd int) {
+	base, _, _ := strings.Cut(name, "[")
+	if t, ok := st.refs[base]; ok && t != "" {
+		base, _, _ = strings.Cut(t, "[")
+	}
+	unknown := func(why string) {
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: how + ": " + why, Cmd: cmd})
+	}
+	switch {
+	case base == "BASH_CMDS" || base == "BASH_ALIASES":
+		unknown(base + " changes which program or text a command name runs")
+	case base == "DIRSTACK":
+		// popd and pushd change into the stack's entries: which ones
+		// changed is not followed
+		dirs := make([]string, len(st.dirs))
+		st.dirs = dirs
+	case followed:
+	case r.runsValue(base):
+		unknown(base + " gets a value that is not followed, and bash or a program runs it")
+	}
+}
+
+// runsValue says whether bash or a program it starts runs or loads what
+// variable name holds (recordAssign judges its value).
+func (r *run) runsValue(name string) bool {
+	return name == "PS0" || name == "PS1" || name == "PS2" || name == "PS4" || name == "PROMPT_COMMAND" ||
+		strings.HasPrefix(name, "BASH_FUNC_") || name == "BASH_ENV" || name == "ENV" || name == "SHELLOPTS" || name == "BASHOPTS" ||
+		r.a.execSinks[name] || r.a.fileSinks[name] || optionVars[name] || dirSinkVars[name]
+}
+
 func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd int, env map[string]string) error {
 	r.facts.Assigns = append(r.facts.Assigns, Assign{Name: name, Value: val, Dynamic: dyn, Cmd: cmd})
+	r.bashVarWritten(name, name+"="+val, true, st, cmd)
 	if !dyn && subscriptCode(val) {
 		// x='a[$(cmd)]': wherever bash evaluates x as arithmetic (an
 		// index ${b[x]}, a slice, declare -i, printf -v/read "b[x]",
@@ -4072,10 +4125,20 @@ func (r *run) defaultAssigns(w *syntax.Word, st *state, sc scope) {
 			return true
 		}
 		if pe.Exp.Word == nil {
+			r.bashVarWritten(name, "${"+name+"=}", false, st, -1)
 			st.setScalar(name, "")
 			return true
 		}
-		if f, ok := r.single(st, sc, pe.Exp.Word); ok {
+		f, ok := r.single(st, sc, pe.Exp.Word)
+		if ok && r.runsValue(name) {
+			// : ${CC:=gcc}, ${PS4='…'}: judged as the assignment it is
+			if err := r.recordAssign(name, f.text, false, st, sc, -1, nil); err != nil {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "${" + name + "=" + f.text + "}", Cmd: -1})
+			}
+			return true
+		}
+		r.bashVarWritten(name, "${"+name+"=…}", false, st, -1)
+		if ok {
 			if st.setScalar(name, f.text) {
 				delete(st.wild, name)
 			}

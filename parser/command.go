@@ -1697,16 +1697,22 @@ func (r *run) shadowed(st *state, name string) bool {
 // forgetAssigned drops the variables read, mapfile, getopts and printf -v
 // assign: their values come from input or formatting.
 func (r *run) forgetAssigned(name string, args []field, st *state) {
+	setWild := func(v string) {
+		st.setWild(v)
+		r.bashVarWritten(v, name+" "+v, false, st, -1)
+	}
 	switch name {
 	case "printf":
-		for k := 0; k+1 < len(args); k++ {
-			if args[k].text == "-v" {
-				st.setWild(args[k+1].text)
+		for k := 0; k < len(args); k++ {
+			if args[k].text == "-v" && k+1 < len(args) {
+				setWild(args[k+1].text)
+			} else if v, ok := strings.CutPrefix(args[k].text, "-v"); ok && v != "" {
+				setWild(v) // printf -vNAME
 			}
 		}
 	case "getopts":
 		if len(args) > 1 {
-			st.setWild(args[1].text)
+			setWild(args[1].text)
 		}
 	default:
 		valueOpts := map[string]bool{"-a": true, "-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true}
@@ -1719,15 +1725,18 @@ func (r *run) forgetAssigned(name string, args []field, st *state) {
 			t := args[k].text
 			if valueOpts[t] {
 				if t == "-a" && k+1 < len(args) {
-					st.setWild(args[k+1].text)
+					setWild(args[k+1].text)
 				}
 				k++
 				continue
 			}
 			if strings.HasPrefix(t, "-") {
+				if i := strings.IndexAny(t[1:], "adnNptui"); name == "read" && i >= 0 && t[1+i] == 'a' && 2+i < len(t) {
+					setWild(t[2+i:]) // read -raNAME
+				}
 				continue
 			}
-			st.setWild(t)
+			setWild(t)
 			named = true
 		}
 		if !named {

@@ -978,10 +978,41 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		}
 		return nil, nil
 	case "hash":
-		// hash -p PATH NAME makes NAME run PATH
-		for k := 0; k+2 < len(args); k++ {
-			if args[k].text == "-p" && !args[k+1].dynamic && !args[k+2].dynamic {
-				r.setAlias(st, args[k+2].text, shellQuote(args[k+1].text))
+		// hash -p PATH NAME… makes each NAME run PATH (-pPATH, -dp PATH,
+		// -- before the names); a spelling not followed (a word that may
+		// be an option, PATH or a NAME not known) is unknown
+		var path *field
+		k := 0
+		for ; k < len(args); k++ {
+			a := args[k]
+			if a.dynamic && (a.wild || strings.HasPrefix(a.pattern, "-") || strings.HasPrefix(a.pattern, "*")) {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "hash " + a.text, Cmd: idx})
+				return nil, nil
+			}
+			if a.text == "--" {
+				k++
+				break
+			}
+			if a.dynamic || !strings.HasPrefix(a.text, "-") || a.text == "-" {
+				break
+			}
+			if i := strings.IndexByte(a.text, 'p'); i > 0 {
+				switch {
+				case i+1 < len(a.text):
+					path = &field{text: a.text[i+1:], pattern: a.pattern[min(i+1, len(a.pattern)):], dynamic: a.dynamic}
+				case k+1 < len(args):
+					path = &args[k+1]
+					k++
+				}
+			}
+		}
+		if path != nil {
+			for _, n := range args[k:] {
+				if path.dynamic || n.dynamic {
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "hash -p " + path.text + " " + n.text, Cmd: idx})
+					return nil, nil
+				}
+				r.setAlias(st, n.text, shellQuote(path.text))
 			}
 		}
 		return nil, nil

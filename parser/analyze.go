@@ -1995,6 +1995,11 @@ func (r *run) recordAssign(name, val string, dyn bool, st *state, sc scope, cmd 
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "param", Text: name + "=" + val, Cmd: cmd})
 		}
 	}
+	if name == "SHELLOPTS" && (dyn || strings.Contains(val, "keyword")) {
+		// a bash started with SHELLOPTS=keyword takes NAME=value words
+		// after a command's name as its environment (set -k)
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + "=" + val, Cmd: cmd})
+	}
 	if name == "BASHOPTS" {
 		// a bash started with it in its environment sets those options
 		if dyn {

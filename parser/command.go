@@ -924,6 +924,13 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 	case "set":
+		if keywordOn(args) {
+			// set -k: NAME=value words after a command's name become its
+			// environment (parsed so, from this line on), which the
+			// analysis takes as arguments
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "set -k: assignments after a command name go to its environment", Cmd: idx})
+			return nil, nil
+		}
 		// set -- A B, set A B: the positional parameters from here on
 		for k := 0; k < len(args); k++ {
 			a := args[k]
@@ -1019,13 +1026,23 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 	case "ln":
 		return nil, r.ln(idx, args, local)
 	case "shopt":
-		set := false
+		set, setOpts := false, false
 		for _, a := range args {
 			switch {
 			case a.dynamic:
 				r.globOpts = true
+				if setOpts {
+					// shopt -o "$x": set's options, keyword among them
+					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "shopt -o " + a.text, Cmd: idx})
+					return nil, nil
+				}
 			case strings.HasPrefix(a.text, "-"):
 				set = set || strings.ContainsRune(a.text, 's')
+				setOpts = setOpts || strings.ContainsRune(a.text, 'o')
+			case set && a.text == "keyword":
+				// shopt -so keyword is set -k (see set)
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "shopt -o keyword: assignments after a command name go to its environment", Cmd: idx})
+				return nil, nil
 			case set:
 				r.setShopt(a.text)
 			}
@@ -1725,6 +1742,32 @@ func (r *run) shadowed(st *state, name string) bool {
 	return false
 }
 
+// keywordOn says whether set (or bash) with args may turn on the keyword
+// option: -k in a cluster, -o keyword (the name after a cluster with o),
+// or a word not known where an option may stand.
+func keywordOn(args []field) bool {
+	names := 0 // option names still to come (after -o, -eo, -oo …)
+	for _, a := range args {
+		switch {
+		case a.dynamic:
+			return names > 0 || a.wild || strings.HasPrefix(a.pattern, "-") || strings.HasPrefix(a.pattern, "*")
+		case names > 0:
+			names--
+			if a.text == "keyword" {
+				return true
+			}
+		case a.text == "--" || a.text == "-" || len(a.text) < 2 || a.text[0] != '-' && a.text[0] != '+':
+			return false
+		default:
+			if a.text[0] == '-' && strings.ContainsRune(a.text, 'k') {
+				return true
+			}
+			names += strings.Count(a.text, "o")
+		}
+	}
+	return false
+}
+
 // forgetAssigned drops the variables read, mapfile, getopts and printf -v
 // assign: their values come from input or formatting.
 func (r *run) forgetAssigned(name string, args []field, st *state) {
@@ -2149,7 +2192,16 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 					readsStdin = true
 				case 'i', 'l':
 					startsInteractive = true
+				case 'k':
+					if t[0] == '-' {
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t + ": assignments after a command name go to its environment", Cmd: idx})
+						return nil
+					}
 				case 'o', 'O':
+					if i+1 < len(args) && (args[i+1].dynamic || ch == 'o' && args[i+1].text == "keyword") {
+						r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " -o " + args[i+1].text, Cmd: idx})
+						return nil
+					}
 					if ch == 'O' && t[0] == '-' && i+1 < len(args) {
 						// bash -O xpg_echo: a shell option of the script
 						if args[i+1].dynamic {

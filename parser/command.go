@@ -1023,6 +1023,51 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 			}
 		}
 		return nil, nil
+	case "fc":
+		// fc -l lists the history; otherwise fc runs history entries
+		// (fc -s, fc -e EDITOR …, fc), text history -s or history -r may
+		// have put there
+		list := false
+		for k := 0; k < len(args); k++ {
+			t := args[k].text
+			if args[k].dynamic || len(t) < 2 || t[0] != '-' || strings.Trim(t[1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+				continue
+			}
+			if strings.Contains(t, "l") {
+				list = true
+			}
+			if strings.HasSuffix(t, "e") {
+				k++ // -e EDITOR
+			}
+		}
+		if !list {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "fc re-runs commands from the history", Cmd: idx})
+		}
+		return nil, nil
+	case "history":
+		// history -a/-w [FILE] writes the session's history (any text
+		// history -s stored) to FILE; -r/-n [FILE] reads it
+		access := ""
+		for k, a := range args {
+			t := a.text
+			if !a.dynamic && len(t) > 1 && t[0] == '-' && t != "--" {
+				switch {
+				case strings.ContainsAny(t, "aw"):
+					access = "write"
+				case strings.ContainsAny(t, "rn"):
+					access = "read"
+				}
+				continue
+			}
+			if t == "--" && !a.dynamic {
+				continue
+			}
+			if access != "" && k == len(args)-1 {
+				r.addPath(a, local, access, idx, name)
+			}
+			break
+		}
+		return nil, nil
 	case "ln":
 		return nil, r.ln(idx, args, local)
 	case "shopt":

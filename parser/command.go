@@ -962,13 +962,12 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		if err := r.commandOption(idx, args, "-C", local, sc); err != nil {
 			return nil, err
 		}
-		for k, a := range args {
-			if a.text == "-W" && k+1 < len(args) {
-				if args[k+1].dynamic {
-					r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: args[k+1].text, Cmd: idx})
-				} else if err := r.nested(": "+args[k+1].text, local, sc, "nested-shell"); err != nil {
-					return nil, err
-				}
+		for _, w := range optionValues(args, "-W") {
+			// -W WORDS, -W'WORDS', -aW WORDS
+			if w.dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: w.text, Cmd: idx})
+			} else if err := r.nested(": "+w.text, local, sc, "nested-shell"); err != nil {
+				return nil, err
 			}
 		}
 		if err := r.commandOption(idx, args, "-F", local, sc); err != nil {
@@ -5537,12 +5536,28 @@ func suffixFormat(f string) string {
 // builtin that evaluates it as a command line; a value not known
 // statically is a nested script.
 func (r *run) commandOption(idx int, args []field, opt string, st *state, sc scope) error {
+	for _, v := range optionValues(args, opt) {
+		if v.dynamic {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: v.text, Cmd: idx})
+			continue
+		}
+		if err := r.nested(v.text, st, sc, "nested-shell"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optionValues returns the values given to the one-letter option opt
+// ("-C"): -C VALUE, -CVALUE, or bundled -tC VALUE, -tCVALUE, up to "--".
+func optionValues(args []field, opt string) []field {
+	var out []field
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		var v field
 		switch {
 		case a.text == "--":
-			return nil
+			return out
 		case a.text == opt && k+1 < len(args):
 			v = args[k+1]
 			k++
@@ -5562,15 +5577,9 @@ func (r *run) commandOption(idx int, args []field, opt string, st *state, sc sco
 		default:
 			continue
 		}
-		if v.dynamic {
-			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: v.text, Cmd: idx})
-			continue
-		}
-		if err := r.nested(v.text, st, sc, "nested-shell"); err != nil {
-			return err
-		}
+		out = append(out, v)
 	}
-	return nil
+	return out
 }
 
 // listsWhole says whether the producer of in is an ls that prints every

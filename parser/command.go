@@ -1815,22 +1815,27 @@ func keywordOn(args []field) bool {
 // forgetAssigned drops the variables read, mapfile, getopts and printf -v
 // assign: their values come from input or formatting.
 func (r *run) forgetAssigned(name string, args []field, st *state) {
-	setWild := func(v string) {
+	setWild := func(v string, dynamic bool) {
 		st.setWild(v)
 		r.bashVarWritten(v, name+" "+v, false, st, -1)
+		if dynamic {
+			// printf -v "$name": which variable is set is not known (PS4,
+			// BASH_CMDS[x] …), as for declare "$name=value"
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + v, Cmd: -1})
+		}
 	}
 	switch name {
 	case "printf":
 		for k := 0; k < len(args); k++ {
 			if args[k].text == "-v" && k+1 < len(args) {
-				setWild(args[k+1].text)
+				setWild(args[k+1].text, args[k+1].dynamic)
 			} else if v, ok := strings.CutPrefix(args[k].text, "-v"); ok && v != "" {
-				setWild(v) // printf -vNAME
+				setWild(v, args[k].dynamic) // printf -vNAME
 			}
 		}
 	case "getopts":
 		if len(args) > 1 {
-			setWild(args[1].text)
+			setWild(args[1].text, args[1].dynamic)
 		}
 	default:
 		valueOpts := map[string]bool{"-a": true, "-d": true, "-n": true, "-N": true, "-p": true, "-t": true, "-u": true, "-i": true}
@@ -1843,18 +1848,18 @@ func (r *run) forgetAssigned(name string, args []field, st *state) {
 			t := args[k].text
 			if valueOpts[t] {
 				if t == "-a" && k+1 < len(args) {
-					setWild(args[k+1].text)
+					setWild(args[k+1].text, args[k+1].dynamic)
 				}
 				k++
 				continue
 			}
 			if strings.HasPrefix(t, "-") {
 				if i := strings.IndexAny(t[1:], "adnNptui"); name == "read" && i >= 0 && t[1+i] == 'a' && 2+i < len(t) {
-					setWild(t[2+i:]) // read -raNAME
+					setWild(t[2+i:], args[k].dynamic) // read -raNAME
 				}
 				continue
 			}
-			setWild(t)
+			setWild(t, args[k].dynamic)
 			named = true
 		}
 		if !named {

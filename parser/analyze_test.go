@@ -200,6 +200,10 @@ func TestUnanalysable(t *testing.T) {
 		`sort --compress-program="$P" data`:  "nested_script",
 		`perf $SUB rm -rf /`:                 "nested_script",
 		`perf stat "$OPT" rm -rf /`:          "command_name",
+		`set -k; cat x LD_PRELOAD=y`:         "nested_script",
+		`BASH_CMDS[ls]=/bin/sh`:              "nested_script",
+		`read PS4 < f; set -x`:               "nested_script",
+		`fc -s`:                              "nested_script",
 	} {
 		f := analyze(t, src)
 		found := false

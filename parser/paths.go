@@ -14,6 +14,50 @@ const maxPath = 4096
 // their literal prefix and by the secrets they could still name. A path
 // that starts with an unknown part ("$X/etc/shadow") may be absolute: it is
 // judged as the worse of relative and absolute.
+// entriesThroughLinks matches a pattern with a wildcard before its last
+// component (an entry a lister printed, then more path: find -exec cat
+// {}/id_rsa, ls | xargs -I{} cat {}/x) on disk as the shell would, the
+// wildcard going through links: a match that is a secret, or lies in
+// another zone than the pattern, is what the command reaches.
+func (r *run) entriesThroughLinks(p Path, st *state, access string, cmd int, name string) (Path, bool) {
+	pat := p.Real
+	i := strings.IndexAny(pat, "*?[")
+	if i < 0 || !strings.HasPrefix(pat, "/") {
+		return p, false
+	}
+	slash := strings.LastIndex(pat[:i], "/")
+	rest := pat[slash+1:]
+	if !strings.Contains(rest, "/") {
+		return p, false // the entries themselves: judged as they are
+	}
+	dir := pat[:slash]
+	if dir == "" {
+		dir = "/"
+	}
+	comps := strings.Split(rest, "/")
+	last := ""
+	if c := comps[len(comps)-1]; !isGlob(c) && c != "" && c != "." && c != ".." {
+		// a literal last name need not exist yet: a write makes it
+		comps, last = comps[:len(comps)-1], c
+	}
+	budget := 4096
+	var out []string
+	r.globWalk(dir, comps, &budget, &out)
+	for k, m := range out {
+		if last != "" {
+			m = strings.TrimSuffix(m, "/") + "/" + last
+		}
+		if k >= 64 {
+			break
+		}
+		q := r.classifyPath(field{text: m, pattern: m}, st, access, cmd, name)
+		if q.Sensitive || q.Zone != p.Zone {
+			return q, true
+		}
+	}
+	return p, false
+}
+
 func (r *run) addPath(f field, st *state, access string, cmd int, name string) Path {
 	p := r.classifyPath(f, st, access, cmd, name)
 	if f.dynamic && !f.proc && p.Zone != "unknown" && (strings.HasPrefix(f.pattern, "*/") || f.leadOpen && strings.HasPrefix(f.pattern, "*") || f.climbs && !strings.Contains(f.pattern, "://")) {
@@ -33,6 +77,12 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 		if alt.Sensitive || alt.Zone != "workspace" && alt.Zone != p.Zone {
 			alt.Raw, alt.Dynamic, alt.Glob = p.Raw, true, true
 			p = alt
+		}
+	}
+	if p.Glob && p.Zone != "unknown" && !p.Sensitive && !f.proc {
+		if q, ok := r.entriesThroughLinks(p, st, access, cmd, name); ok {
+			q.Raw, q.Glob = p.Raw, true
+			p = q
 		}
 	}
 	if access == "delete" && cmd >= 0 && (name == "rm" || name == "shred" || name == "zip" || name == "tar" || name == "rsync" || name == "mv") {

@@ -10,12 +10,22 @@ import (
 
 // agentConfig are the workspace files an agent on the host obeys outside
 // any sandbox: Claude Code's project settings (which hold hooks, commands
-// it runs) and hook scripts, and the MCP servers a .mcp.json starts. A
-// command in the box may write the workspace, so it could plant them and
-// have the host run its code later. The policy refuses such writes where it
-// sees them; for code it cannot see (a program the box runs), toolgate
-// compares these paths before and after each run and undoes a change.
-var agentConfig = []string{".claude", ".claude/settings.json", ".claude/settings.local.json", ".claude/hooks", ".mcp.json"}
+// it runs), hook scripts, subagents and skills (which carry hooks), the
+// MCP servers a .mcp.json starts, and other agents' and editors' MCP
+// server and hook files. A command in the box may write the workspace, so
+// it could plant them and have the host run its code later. The policy
+// refuses such writes where it sees them; for code it cannot see (a
+// program the box runs), toolgate compares these paths before and after
+// each run and undoes a change.
+var agentConfig = []string{".claude", ".claude/settings.json", ".claude/settings.local.json", ".claude/hooks",
+	".claude/agents", ".claude/skills", ".mcp.json",
+	".vscode/mcp.json", ".cursor/mcp.json", ".cursor/hooks.json", ".gemini/settings.json", ".codex/config.toml",
+	".codex/hooks.json", ".windsurf/hooks.json", ".roo/mcp.json", ".kiro/settings/mcp.json", ".amazonq/mcp.json",
+	".continue/config.json", ".continue/config.yaml"}
+
+// watchedDirs are the agent directories whose entries, at any depth (to a
+// bound), are part of their stamp: a file added inside one is a change.
+var watchedDirs = []string{"/.claude/hooks", "/.claude/agents", "/.claude/skills"}
 
 // maxSavedConfig is the largest agent config file kept whole before a run,
 // so that a change can be undone by writing it back.
@@ -30,7 +40,7 @@ type cfgEntry struct {
 
 // cfgStamp identifies what is at p: a file's or link's type, size, times
 // and inode; a directory's inode (its own times change with any entry), and
-// for hooks its entries.
+// for the watched directories (hooks, agents, skills) their entries.
 func cfgStamp(p string) string {
 	fi, err := os.Lstat(p)
 	if err != nil {
@@ -44,8 +54,14 @@ func cfgStamp(p string) string {
 	if fi.IsDir() {
 		var b strings.Builder
 		fmt.Fprintf(&b, "dir:%d", ino)
-		if filepath.Base(p) == "hooks" {
+		if watched(p) {
 			ents, _ := os.ReadDir(p)
+			if len(ents) > 256 {
+				// more than a person keeps there: any change to the
+				// directory's own entries shows in its change time
+				fmt.Fprintf(&b, ":%d.%d:%d", ctime.Sec, ctime.Nsec, len(ents))
+				ents = ents[:256]
+			}
 			for _, e := range ents {
 				fmt.Fprintf(&b, ";%s=%s", e.Name(), cfgStamp(filepath.Join(p, e.Name())))
 			}
@@ -53,6 +69,20 @@ func cfgStamp(p string) string {
 		return b.String()
 	}
 	return fmt.Sprintf("%v:%d:%d:%d:%d.%d", fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), ino, ctime.Sec, ctime.Nsec)
+}
+
+// watched says whether p lies in one of watchedDirs, at most four levels
+// below it.
+func watched(p string) bool {
+	for _, d := range watchedDirs {
+		if i := strings.Index(p, d); i >= 0 {
+			below := p[i+len(d):]
+			if below == "" || below[0] == '/' && strings.Count(below, "/") <= 4 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *Sandbox) snapshotAgentConfig() map[string]cfgEntry {
@@ -115,7 +145,7 @@ func (s *Sandbox) checkAgentConfig(before map[string]cfgEntry) []string {
 		switch {
 		case restore(rel):
 			note += "; the previous content was restored"
-		case old.stamp != "" && rel != ".claude/hooks":
+		case old.stamp != "" && rel != ".claude/hooks" && rel != ".claude/agents" && rel != ".claude/skills":
 			note += "; the previous file was too large to keep, so only the moved copy holds it, as changed"
 		}
 		notes = append(notes, note)

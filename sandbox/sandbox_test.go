@@ -929,6 +929,18 @@ func TestPlantedAgentConfigIsUndone(t *testing.T) {
 	if res = run(t, s, "echo ok > notes.txt"); len(res.Notes) != 0 {
 		t.Errorf("ordinary command: %q", res.Notes)
 	}
+	// A skill planted deep in .claude/skills (its frontmatter may hold
+	// hooks) and another agent's MCP servers are moved aside too.
+	if err := os.MkdirAll(filepath.Join(claude, "skills", "old"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(claude, "skills", "old", "SKILL.md"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, s, `echo x > .claude/skills/old/SKILL.md && mkdir -p .cursor && echo '{"mcpServers":{}}' > .cursor/mcp.json`)
+	if len(res.Notes) != 2 || exists(filepath.Join(w.ws, ".cursor", "mcp.json")) || exists(filepath.Join(claude, "skills", "old", "SKILL.md")) {
+		t.Errorf("skill and .cursor/mcp.json not moved aside: %q", res.Notes)
+	}
 }
 
 // On cgroup v2 bwrap is cloned into the cgroup. This host's controllers

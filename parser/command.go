@@ -802,7 +802,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		defer r.entryLinks(idx, name, local)
 	}
 	if name == "patch" {
-		defer r.patchTree(idx, local)
+		defer r.patchTree(idx, args, local, in)
 	}
 	if name == "mkdir" {
 		defer r.mkdirs(idx)
@@ -2998,7 +2998,24 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 		}
 	case "apply", "am", "hash-object":
 		for _, o := range ops {
-			r.addPath(o, local, "read", idx, "git")
+			p := r.addPath(o, local, "read", idx, "git")
+			if sub == "apply" && !o.dynamic && local.cwd != "" && !gitApplyOnlyReports(rest) {
+				// the files the patch names, from the work tree's top
+				// (--directory=DIR below it)
+				if text, ok := r.knownText(p.Real, idx); ok {
+					dir := local.cwd
+					for _, a := range rest {
+						if d, ok := strings.CutPrefix(a.text, "--directory="); ok {
+							dir = path.Join(dir, d)
+						}
+					}
+					strip := patchStrip(rest)
+					if strip == -1 {
+						strip = 1
+					}
+					r.patchWrites(idx, "git", text, dir, strip, local)
+				}
+			}
 		}
 	case "bundle":
 		if len(ops) >= 2 && ops[0].text == "create" {

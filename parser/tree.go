@@ -497,8 +497,9 @@ func readable(p string) bool {
 // the files its patch names, below its directory (-d DIR, else the cwd):
 // that directory is written. (GNU patch refuses names with ".." or a
 // leading "/".) With -o FILE only FILE is written.
-func (r *run) patchTree(idx int, st *state) {
+func (r *run) patchTree(idx int, args []field, st *state, in stdin) {
 	dir := st.cwd
+	patchFile := ""
 	for _, p := range r.facts.Paths {
 		if p.Cmd != idx {
 			continue
@@ -508,7 +509,19 @@ func (r *run) patchTree(idx int, st *state) {
 			return // an operand or -o FILE: written as named
 		case "cwd":
 			dir = p.Real
+		case "read":
+			patchFile = p.Real // -i FILE
 		}
+	}
+	// the files the patch names, when its text can be read
+	text, ok := "", false
+	if patchFile != "" {
+		text, ok = r.knownText(patchFile, idx)
+	} else if in.kind != "" {
+		text, ok = r.inputText(in, idx)
+	}
+	if ok && dir != "" {
+		r.patchWrites(idx, "patch", text, dir, patchStrip(args), st)
 	}
 	if dir == "" {
 		r.addPath(field{text: "*", pattern: "*", dynamic: true, wild: true}, st, "write", idx, "patch")

@@ -1337,6 +1337,9 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		if extracts && !dest {
 			r.addPath(field{text: ".", pattern: "."}, local, "write", idx, name)
 		}
+		if extracts {
+			r.unzipMembers(idx, name, args, local)
+		}
 	case "split", "gsplit", "csplit", "gcsplit":
 		r.splitOutputs(idx, name, args, local)
 		// --filt=CMD: a long option abbreviated
@@ -3227,6 +3230,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 	args = expandArgs(args, tarLongs...)
 	mode := ""
 	absolute, removes, renames := false, false, false
+	strip := 0
 	var archive *field
 	dir := st.cwd
 	var members []field
@@ -3278,6 +3282,11 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				renames = true
 			case "--remove-files":
 				removes = true
+			case "--strip-components", "--strip":
+				strip = -1 // not read below: the names are not known
+				if n, err := strconv.Atoi(val); err == nil && n >= 0 && eq {
+					strip = n
+				}
 			default:
 				// GNU tar takes unambiguous abbreviations of long options
 				if len(key) >= 5 && strings.HasPrefix("--remove-files", key) {
@@ -3369,12 +3378,15 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 			members = append(members, a)
 		}
 	}
+	archiveReal := ""
 	if archive != nil && archive.text != "-" {
 		acc := "read"
 		if mode == "create" {
 			acc = "write"
 		}
-		r.addPath(*archive, st, acc, idx, "tar")
+		if p := r.addPath(*archive, st, acc, idx, "tar"); !archive.dynamic && !p.Glob {
+			archiveReal = p.Real
+		}
 	}
 	memberAcc := "read"
 	if mode == "create" && removes {
@@ -3397,6 +3409,12 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 		memberAcc = "write"
 		if len(members) == 0 {
 			r.addPath(field{text: ".", pattern: "."}, at, "write", idx, "tar")
+			// the names the archive holds, when it can be read
+			if archiveReal != "" && dir != "" && strip >= 0 && !r.scriptWrote(archiveReal) {
+				if ms, ok := archiveMembers(archiveReal); ok {
+					r.extractMembers(idx, "tar", ms, dir, strip, at)
+				}
+			}
 		}
 	}
 	for _, m := range members {
@@ -5281,6 +5299,47 @@ func numbersFrom(in stdin, cmds []Command) bool {
 // is a directory, never read or change what is in it (without options
 // that recurse: ls -R and du walk, but only names and sizes come out).
 var namesOnly = map[string]bool{"ls": true, "du": true, "stat": true, "file": true, "echo": true, "printf": true, "test": true, "[": true}
+
+// unzipMembers adds the names the zip archive unzip extracts holds (the
+// first operand, into -d DIR or the working directory), when it can be
+// read and the command names no members of its own.
+func (r *run) unzipMembers(idx int, name string, args []field, st *state) {
+	var archive *field
+	dir := st.cwd
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		switch {
+		case a.dynamic:
+			return
+		case a.text == "-d" && k+1 < len(args):
+			k++
+			if args[k].dynamic {
+				return
+			}
+			dir = path.Join(st.cwd, args[k].text)
+			if strings.HasPrefix(args[k].text, "/") {
+				dir = args[k].text
+			}
+		case a.text == "-x":
+			k = len(args) // exclusions follow: fewer members, never more
+		case strings.HasPrefix(a.text, "-"):
+		case archive == nil:
+			archive = &args[k]
+		default:
+			return // members named: only those are extracted
+		}
+	}
+	if archive == nil || dir == "" {
+		return
+	}
+	p := r.classifyPath(*archive, st, "read", idx, name)
+	if p.Glob || r.scriptWrote(p.Real) {
+		return
+	}
+	if ms, ok := archiveMembers(p.Real); ok {
+		r.extractMembers(idx, name, ms, dir, 0, &state{cwd: dir, vars: st.vars})
+	}
+}
 
 // lsShowsDots says whether ls with these arguments prints "." and ".."
 // (-a, -f, --all; -A does not).

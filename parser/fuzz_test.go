@@ -65,3 +65,21 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParsePatch: any patch text is read without a panic, within the bound
+// on names, and every link it records is one of its names' forms.
+func FuzzParsePatch(f *testing.F) {
+	f.Add("diff --git a/x b/y\nnew file mode 120000\n--- /dev/null\n+++ b/y\n@@ -0,0 +1 @@\n+../z\n")
+	f.Add("--- \"a/q\\\"x\"\t2024\n+++ b/q\n*** 1,2 ****\nrename to r\nIndex: s\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		pn := parsePatch(text)
+		if len(pn.files) > maxPatchNames {
+			t.Fatalf("%d names", len(pn.files))
+		}
+		for _, n := range pn.files {
+			if n == "" || n == "/dev/null" {
+				t.Fatalf("name %q kept", n)
+			}
+		}
+	})
+}

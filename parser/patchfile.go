@@ -39,6 +39,9 @@ func parsePatch(text string) patchNames {
 				name = u
 			}
 		}
+		if name == "" || name == "/dev/null" {
+			return
+		}
 		pn.files = append(pn.files, name)
 	}
 	header := func(line, prefix string) {
@@ -66,10 +69,12 @@ func parsePatch(text string) patchNames {
 		case strings.HasPrefix(line, "+++ "):
 			header(line, "+++ ")
 			inHunk = false
-		case strings.HasPrefix(line, "--- ") && !inHunk:
-			header(line, "--- ")
-		case strings.HasPrefix(line, "*** ") && !inHunk:
-			header(line, "*** ")
+		case strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "*** "):
+			// a header, or a context diff's range (--- 1,4 ----); a
+			// removed line "-- x" read as a name only adds a write
+			if !strings.HasSuffix(line, "----") && !strings.HasSuffix(line, "****") {
+				header(line, line[:4])
+			}
 		case strings.HasPrefix(line, "Index: "):
 			add(strings.TrimPrefix(line, "Index: "))
 		case strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy to "):

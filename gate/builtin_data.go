@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:d16b52bb2f2d6dbfc1edaa4a1dd0784806a800ea4b9aad035ac1a7a5d70dee11"
+const builtinDigest = "sha256:95689f11ea5a543f8c08ca6c1d74bf0d9ec1eda2c9bb1d7f5afc0e1e91adc91f"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

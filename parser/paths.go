@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"io/fs"
 	"path"
 	"strings"
 )
@@ -17,8 +18,8 @@ const maxPath = 4096
 // entriesThroughLinks matches a pattern with a wildcard before its last
 // component (an entry a lister printed, then more path: find -exec cat
 // {}/id_rsa, ls | xargs -I{} cat {}/x) on disk as the shell would, the
-// wildcard going through links: a match that is a secret, or lies in
-// another zone than the pattern, is what the command reaches.
+// wildcard going through links: for a pattern in the workspace, a match
+// that is a secret or lies outside it is what the command reaches.
 func (r *run) entriesThroughLinks(p Path, st *state, access string, cmd int, name string) (Path, bool) {
 	pat := p.Real
 	i := strings.IndexAny(pat, "*?[")
@@ -40,9 +41,22 @@ func (r *run) entriesThroughLinks(p Path, st *state, access string, cmd int, nam
 		// a literal last name need not exist yet: a write makes it
 		comps, last = comps[:len(comps)-1], c
 	}
+	// only a link the wildcard takes leads elsewhere: an entry that is
+	// no link keeps the path where the pattern says
+	ents, err := readDir(dir)
+	if err != nil || len(comps) == 0 || !isGlob(comps[0]) {
+		return p, false
+	}
 	budget := 4096
 	var out []string
-	r.globWalk(dir, comps, &budget, &out)
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if ok, _ := path.Match(comps[0], e.Name()); ok {
+			r.globWalk(strings.TrimSuffix(dir, "/")+"/"+e.Name(), comps[1:], &budget, &out)
+		}
+	}
 	for k, m := range out {
 		if last != "" {
 			m = strings.TrimSuffix(m, "/") + "/" + last
@@ -51,7 +65,7 @@ func (r *run) entriesThroughLinks(p Path, st *state, access string, cmd int, nam
 			break
 		}
 		q := r.classifyPath(field{text: m, pattern: m}, st, access, cmd, name)
-		if q.Sensitive || q.Zone != p.Zone {
+		if q.Sensitive || q.Zone != "workspace" {
 			return q, true
 		}
 	}
@@ -79,7 +93,7 @@ func (r *run) addPath(f field, st *state, access string, cmd int, name string) P
 			p = alt
 		}
 	}
-	if p.Glob && p.Zone != "unknown" && !p.Sensitive && !f.proc {
+	if p.Glob && p.Zone == "workspace" && !p.Sensitive && !f.proc {
 		if q, ok := r.entriesThroughLinks(p, st, access, cmd, name); ok {
 			q.Raw, q.Glob = p.Raw, true
 			p = q

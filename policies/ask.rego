@@ -445,8 +445,10 @@ ask contains {"rule": "ask.autorun_config", "message": sprintf("%s changes %s, f
 	input.present.writes
 	some p in paths
 	p.access == "write"
+	contains(p.real, "/.") # every such file is a dot entry or lies in one
+	rl := lower(p.real)
 	some f in autorun_files
-	endswith(lower(p.real), f)
+	endswith(rl, f)
 }
 
 autorun_files := {

@@ -441,6 +441,7 @@ deny contains {"rule": "persist.agent_config", "message": sprintf("%s changes %s
 	input.present.writes
 	some p in paths
 	p.access in {"write", "delete"}
+	contains(p.real, "/.") # every such file lies in or is a dot entry: most paths stop here
 	agent_settings(lower(p.real))
 }
 
@@ -461,7 +462,7 @@ agent_settings(r) if endswith(r, "/.mcp.json")
 # as the settings' hooks do (slash commands run only when a person types
 # them, and stay the agent's to write)
 agent_settings(r) if {
-	some d in ["/.claude/agents", "/.claude/skills"]
+	some d in agent_dirs
 	agent_dir(r, d)
 }
 
@@ -474,10 +475,11 @@ agent_settings(r) if {
 	endswith(r, f)
 }
 
-agent_settings(r) if {
-	some d in ["/.cursor/hooks", "/.continue/mcpservers"]
-	agent_dir(r, d)
-}
+# the directories whose entries are agent settings, and the same with the
+# slash their entries' paths hold
+agent_dirs := {"/.claude/agents", "/.claude/skills", "/.cursor/hooks", "/.continue/mcpservers"}
+
+agent_dir_entries := {concat("", [d, "/"]) | some d in agent_dirs}
 
 other_agent_files := {
 	"/.vscode/mcp.json", "/.cursor/mcp.json", "/.cursor/hooks.json", "/.gemini/settings.json",
@@ -488,4 +490,8 @@ other_agent_files := {
 
 agent_dir(r, d) if endswith(r, d)
 
-agent_dir(r, d) if contains(r, concat("", [d, "/"]))
+agent_dir(r, d) if {
+	some e in agent_dir_entries
+	startswith(e, d)
+	contains(r, e)
+}

@@ -1319,6 +1319,10 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: a.text, Cmd: idx})
 			}
 		}
+	case "fd", "fdfind":
+		if err := r.fdExec(idx, name, args, local, sc); err != nil {
+			return nil, err
+		}
 	case "unzip":
 		// without -d (or -l/-t/-p/-Z/-v, which extract nothing) the
 		// archive lands in the working directory
@@ -5339,6 +5343,139 @@ func (r *run) unzipMembers(idx int, name string, args []field, st *state) {
 	if ms, ok := archiveMembers(p.Real); ok {
 		r.extractMembers(idx, name, ms, dir, 0, &state{cwd: dir, vars: st.vars})
 	}
+}
+
+// fdValueOpts are fd's options that take a value in the next argument.
+var fdValueOpts = map[string]bool{"-e": true, "--extension": true, "-t": true, "--type": true, "-E": true, "--exclude": true,
+	"-d": true, "--max-depth": true, "--min-depth": true, "--exact-depth": true, "-S": true, "--size": true,
+	"--changed-within": true, "--changed-before": true, "--change-newer-than": true, "--change-older-than": true,
+	"-j": true, "--threads": true, "-c": true, "--color": true, "-o": true, "--owner": true, "--max-results": true,
+	"--path-separator": true, "--ignore-file": true, "--format": true, "--base-directory": true, "--search-path": true,
+	"--batch-size": true, "--exec-batch-size": true}
+
+// fdExec follows fd -x/--exec and -X/--exec-batch into the command they
+// run for what fd finds: the command and its arguments up to ";", with
+// {} {/} {//} {.} {/.} standing for an entry below the search paths (fd
+// appends {} when none is given), as find -exec's {} does.
+func (r *run) fdExec(idx int, name string, args []field, st *state, sc scope) error {
+	var roots []field
+	var cmd []field
+	var exts, words []string
+	noLinks, follows := false, false
+	positional := 0
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		t := a.text
+		if (t == "-e" || t == "--extension") && k+1 < len(args) && !args[k+1].dynamic {
+			exts = append(exts, "*."+strings.TrimPrefix(args[k+1].text, "."))
+		}
+		if (t == "-t" || t == "--type") && k+1 < len(args) && (args[k+1].text == "f" || args[k+1].text == "file" || args[k+1].text == "d" || args[k+1].text == "directory") {
+			noLinks = true // without -L fd lists no link as a file or directory
+		}
+		if t == "-L" || t == "--follow" {
+			follows = true
+		}
+		switch {
+		case t == "-x" || t == "--exec" || t == "-X" || t == "--exec-batch":
+			end := k + 1
+			for end < len(args) && args[end].text != ";" {
+				end++
+			}
+			cmd = args[k+1 : end]
+			k = end
+		case a.dynamic && strings.HasPrefix(t, "-"):
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
+			return nil
+		case fdValueOpts[t]:
+			if (t == "--search-path" || t == "--base-directory") && k+1 < len(args) {
+				roots = append(roots, args[k+1])
+			}
+			k++
+		case strings.HasPrefix(t, "--search-path=") || strings.HasPrefix(t, "--base-directory="):
+			_, v, _ := strings.Cut(t, "=")
+			roots = append(roots, field{text: v, pattern: v, dynamic: a.dynamic})
+		case strings.HasPrefix(t, "-"):
+		default:
+			positional++
+			if positional > 1 {
+				roots = append(roots, a) // the first is the pattern
+			} else if !a.dynamic && isLiteralRegex(t) && t != "" {
+				// a plain word: names holding it (smart case: a lower-case
+				// pattern matches any case)
+				names := "*" + t + "*"
+				if strings.ToLower(t) == t {
+					names = "i:" + names
+				}
+				words = append(words, names)
+			}
+		}
+	}
+	if len(cmd) == 0 {
+		return nil
+	}
+	if len(roots) == 0 {
+		roots = []field{{text: ".", pattern: "."}}
+	}
+	placeholders := []string{"{}", "{/}", "{//}", "{.}", "{/.}"}
+	has := false
+	for _, a := range cmd {
+		for _, ph := range placeholders {
+			has = has || strings.Contains(a.text, ph)
+		}
+	}
+	if !has {
+		cmd = append(cmd[:len(cmd):len(cmd)], field{text: "{}", pattern: "{}"})
+	}
+	var sub []field
+	for _, a := range cmd {
+		hit := false
+		for _, ph := range placeholders {
+			hit = hit || strings.Contains(a.text, ph)
+		}
+		if !hit {
+			sub = append(sub, a)
+			continue
+		}
+		for _, s := range roots {
+			text, pattern := a.text, a.pattern
+			for _, ph := range placeholders {
+				text = strings.ReplaceAll(text, ph, strings.TrimRight(s.text, "/")+"/{}")
+				pattern = strings.ReplaceAll(pattern, ph, strings.TrimRight(s.pattern, "/")+"/*")
+			}
+			f := field{text: text, pattern: pattern, dynamic: s.dynamic, glob: true}
+			if a.text == "{}" {
+				f.listed = true
+				f.noLinks = noLinks && !follows
+				// what every entry passes: the pattern's word, and an
+				// extension when only one is given (several are a choice)
+				f.findNames = words
+				if len(exts) == 1 {
+					f.findNames = append(f.findNames[:len(f.findNames):len(f.findNames)], exts[0])
+				}
+			}
+			sub = append(sub, f)
+		}
+	}
+	if len(sub) > 0 && (sub[0].glob || sub[0].dynamic) {
+		// fd -x {} runs what it finds
+		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "command_name", Text: name + " -x " + cmd[0].text, Cmd: idx})
+		return nil
+	}
+	inner := sc
+	inner.ctx = "nested-shell"
+	_, err := r.simple(sub, st, inner, stdin{}, map[string]string{}, nil, []string{name})
+	return err
+}
+
+// isLiteralRegex says whether a regular expression matches only its own
+// text (letters, digits, _ and -).
+func isLiteralRegex(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // lsShowsDots says whether ls with these arguments prints "." and ".."

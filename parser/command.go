@@ -3066,9 +3066,7 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 		// operands are refs, messages, pathspecs and option values; secrets
 		// named by path are caught by operands' safety net
 	}
-	if len(r.cls.protected) > 0 {
-		r.gitWorkTree(idx, sub, rest, local)
-	}
+	r.gitWorkTree(idx, sub, rest, local)
 	return nil
 }
 
@@ -3086,17 +3084,21 @@ func (r *run) gitWorkTree(idx int, sub string, rest []field, st *state) {
 		r.addPath(field{text: "*", pattern: "*", dynamic: true, wild: true}, st, "write", idx, "git")
 		return
 	}
+	// the paths named are written from the index or a commit, whatever
+	// the script put there (git update-index --cacheinfo, a commit):
+	// git checkout -- .claude/settings.json writes the agent's settings
+	for _, p := range specs {
+		r.addPath(p, st, "write", idx, "git")
+	}
+	if len(specs) > 0 {
+		return
+	}
+	// the whole work tree: judged for toolgate's own files in it
 	root := workTree(st.cwd)
 	if root == "" || !r.cls.holdsProtected(root) {
 		return
 	}
-	if len(specs) == 0 {
-		r.addPath(field{text: root, pattern: root}, st, "write", idx, "git")
-		return
-	}
-	for _, p := range specs {
-		r.addPath(p, st, "write", idx, "git")
-	}
+	r.addPath(field{text: root, pattern: root}, st, "write", idx, "git")
 }
 
 // gitLongs are git's long options that matter below, with their neighbours

@@ -182,3 +182,27 @@ func TestFormat(t *testing.T) {
 		t.Errorf("cells = %q", c)
 	}
 }
+
+// TestStatusHWM: the peak is read only once the child runs the program
+// (until its exec it is the bench's own memory).
+func TestStatusHWM(t *testing.T) {
+	st := []byte("Name:\ttoolgate\nUmask:\t0022\nVmPeak:\t  200 kB\nVmHWM:\t    9348 kB\nVmRSS:\t 9000 kB\n")
+	if v, ok := statusHWM(st, "toolgate"); !ok || v != 9348 {
+		t.Errorf("got %d %v", v, ok)
+	}
+	if _, ok := statusHWM(st, "benchtool"); ok {
+		t.Error("another program's memory taken")
+	}
+	if _, ok := statusHWM([]byte("Name:\ttoolgate\n"), "toolgate"); ok {
+		t.Error("no VmHWM line, yet a value")
+	}
+	// a real child: a shell that holds a few MiB reports them, not ours
+	p := proc{path: "/bin/sh", args: []string{"-c", "x=$(head -c 4000000 /dev/zero | tr '\\0' a); sleep 0.05"}}
+	o, err := p.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.maxRSS <= 0 || o.maxRSS > 200<<10 {
+		t.Errorf("peak RSS %d KiB", o.maxRSS)
+	}
+}

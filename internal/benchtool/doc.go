@@ -43,7 +43,9 @@
 //     run), beside a check with empty stdin (the process start). Wall time
 //     from start to exit over the decisions written (start included), the
 //     same with that round's start taken out, CPU per call and peak RSS
-//     (the child's ru_maxrss). Stdin and stdout are files.
+//     (the child's VmHWM, read every millisecond once its program runs:
+//     its ru_maxrss would carry the bench's own memory, from which it is
+//     forked). Stdin and stdout are files.
 //  3. `toolgate run --audit none` of exec `true`: 50 calls in one process
 //     (per call, and with the process start taken out by pairing it with a
 //     one-call process of the same round; also in a workspace that is no

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -79,8 +81,10 @@ func (p proc) run() (outcome, error) {
 	if err := cmd.Start(); err != nil {
 		return outcome{}, err
 	}
+	hwm := watchHWM(cmd.Process.Pid, p.path)
 	werr := cmd.Wait()
 	o := outcome{wall: time.Since(t0)}
+	peak := hwm()
 	if werr != nil {
 		if _, ok := werr.(*exec.ExitError); !ok {
 			return o, werr
@@ -89,10 +93,67 @@ func (p proc) run() (outcome, error) {
 	st := cmd.ProcessState
 	o.exit = st.ExitCode()
 	o.cpu = st.UserTime() + st.SystemTime()
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+	o.maxRSS = peak
+	if ru, ok := st.SysUsage().(*syscall.Rusage); ok && (peak == 0 || ru.Maxrss < peak) {
 		o.maxRSS = ru.Maxrss
 	}
 	return o, nil
+}
+
+// watchHWM samples the child's peak resident set (VmHWM, KiB) once its
+// program runs, until the returned function is called (after Wait); it
+// returns the last value read, 0 when none was. ru_maxrss cannot say it:
+// the child is forked from this process (vfork), and the maximum carries
+// this process's own resident set, which after the decision rows is far
+// larger than a starting toolgate's, across the exec. VmHWM is the peak
+// of the memory the program got at exec; until the child's name is the
+// program's, it is still this process's memory and is skipped.
+func watchHWM(pid int, prog string) func() int64 {
+	name := filepath.Base(prog)
+	if len(name) > 15 {
+		name = name[:15] // the kernel's comm
+	}
+	status := fmt.Sprintf("/proc/%d/status", pid)
+	var last atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			if b, err := os.ReadFile(status); err == nil {
+				if v, ok := statusHWM(b, name); ok {
+					last.Store(v)
+				}
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(stop)
+		<-done
+		return last.Load()
+	}
+}
+
+// statusHWM reads VmHWM from a /proc/PID/status when its Name is name.
+func statusHWM(b []byte, name string) (int64, bool) {
+	var hwm int64 = -1
+	named := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Name:"); ok {
+			named = strings.TrimSpace(v) == name
+		}
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &hwm)
+		}
+	}
+	return hwm, named && hwm > 0
 }
 
 // mustSucceed turns a non-zero exit into an error that quotes the child's

@@ -175,6 +175,6 @@ func (b *bench) rowStream(s *section) error {
 	s.note("rounds: %d for the process start and the unique lines, %d for the %s-call stream (each run is long)", b.sz.StreamReps, b.sz.StreamBigReps, ns)
 	s.note("wall time from start to exit of one process / decisions written (process start included); stdin a file, stdout a file")
 	s.note("the %s-call stream cycles the %s distinct corpus lines; the unique row has each once. Repeats are cheap only while the decision cache holds them (two generations of 1,024 entries), so a cycle longer than that gets few hits", ns, nu)
-	s.note("cwd and --workspace the corpus fixture, HOME its fake home; a fresh audit file each run; peak RSS is the child's ru_maxrss")
+	s.note("cwd and --workspace the corpus fixture, HOME its fake home; a fresh audit file each run; peak RSS is the child's VmHWM, read every millisecond once its program runs (its ru_maxrss would carry this bench's own memory, from which it is forked)")
 	return nil
 }

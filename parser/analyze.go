@@ -596,6 +596,9 @@ type scope struct {
 	ctx   string
 	fn    string // enclosing function, for fork-bomb detection
 	forky bool   // inside a pipeline or background job within fn
+	// decl: walking a function's body where it is declared, its
+	// arguments not known; each call walks it again with its own
+	decl  bool
 	fnIdx int
 	nest  int // compound commands (subshells, blocks, if, loops, case) around this one
 	// keepFailed: the statement is a part of a && chain or the left side
@@ -1442,6 +1445,7 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 	inner := sc.with("function")
 	inner.fn = name
 	inner.forky = false
+	inner.decl = true
 	inner.fnIdx = len(r.facts.Functions) - 1
 	if c.Body == nil {
 		return nil
@@ -2234,6 +2238,9 @@ type field struct {
 	// ends with climbRest, the pattern of what follows the last such part
 	climbs    bool
 	climbRest string
+	// positional: the word is only "$@", "$*" or "$N": a function's
+	// arguments
+	positional bool
 	// parentOnly: the word is the ".." a pattern such as .* may match
 	// (dotDotAlternative), as its last component: the parent directory
 	// itself, which a command that only names or lists it does not enter
@@ -2479,7 +2486,7 @@ func (r *run) fields(st *state, sc scope, words ...*syntax.Word) []field {
 		r.defaultAssigns(w, st, sc)
 		if unknown, subst, proc, wild := r.unknownPartsWild(w, st); unknown {
 			text, pattern := r.render(w, st)
-			f := field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w) || namedEntry(w, st)}
+			f := field{text: text, pattern: pattern, dynamic: true, subst: subst, proc: proc, wild: wild, substWord: hasCmdSubst(w), leadOpen: r.leadOpen(w, st), named: namedFind(w) || namedEntry(w, st), positional: positionalOnly(w)}
 			f.climbRest, f.climbs = r.climbRest(w, st)
 			listedWord(&f, w, st)
 			out = append(out, f)
@@ -2562,6 +2569,26 @@ func dotDotAlternative(pattern string) (string, bool) {
 		}
 	}
 	return strings.Join(comps, "/"), found
+}
+
+// positionalOnly says whether w is nothing but an expansion of the
+// positional parameters ("$@", $1, "$*"), quoted or not.
+func positionalOnly(w *syntax.Word) bool {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return false
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Length || pe.Excl || pe.Width {
+		return false
+	}
+	n := pe.Param.Value
+	return n == "@" || n == "*" || isDigits(n)
 }
 
 // climbRest says whether an unknown part of w could hold a ".."

@@ -347,7 +347,10 @@ func (r *run) simple(argv []field, st *state, sc scope, in stdin, env map[string
 	}
 	if len(argv) > 0 && !argv[0].dynamic && !argv[0].glob && !argv[0].globWord && !argv[0].substWord {
 		cmd.Name = base(argv[0].text)
-	} else if len(argv) > 0 {
+	} else if len(argv) > 0 && !(sc.decl && argv[0].positional && !argv[0].glob) {
+		// (run() { "$@"; } where declared: each call walks the body again
+		// with its arguments, and one whose arguments are not known
+		// leaves the name unknown there)
 		kind := "command_name"
 		r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: kind, Text: argv[0].text, Cmd: idx})
 	}

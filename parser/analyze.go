@@ -1460,8 +1460,24 @@ func (r *run) funcDecl(c *syntax.FuncDecl, st *state, sc scope) error {
 	if err := r.stmt(c.Body, body, inner, stdin{}); err != nil {
 		return err
 	}
-	// the function may be called later: what it changes becomes unknown
+	// the function may be called later: what it changes becomes unknown;
+	// but for the working directory, which only a call changes, and every
+	// call walks the body again and carries its cd to the caller (f() { cd
+	// src; }; f; ls: ls runs in src)
+	cwd, real, dirs := st.cwd, st.cwdReal, st.dirs
+	pwd, hasPWD := st.vars["PWD"]
+	old, hasOld := st.vars["OLDPWD"]
 	merge(st, st.clone(), body)
+	st.cwd, st.cwdReal, st.dirs = cwd, real, dirs
+	for _, kv := range []struct {
+		name, v string
+		ok      bool
+	}{{"PWD", pwd, hasPWD}, {"OLDPWD", old, hasOld}} {
+		if kv.ok && !body.wild[kv.name] {
+			st.vars[kv.name] = kv.v
+			delete(st.wild, kv.name)
+		}
+	}
 	return nil
 }
 

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:95689f11ea5a543f8c08ca6c1d74bf0d9ec1eda2c9bb1d7f5afc0e1e91adc91f"
+const builtinDigest = "sha256:0fe262218958ca37094a776200d31b3388bf313c4c8522d463d3e30d44dec319"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

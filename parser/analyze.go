@@ -2684,6 +2684,9 @@ func (r *run) partClimbs(p syntax.WordPart, st *state) bool {
 		if _, ok := r.substOutput(x, st); ok {
 			return false
 		}
+		if cutsLines(x) {
+			return true // grep -o "[.][.]" makes .. of any line
+		}
 		switch substKind(x) {
 		case "lister":
 			return listsDots(x)
@@ -2725,6 +2728,30 @@ func (r *run) paramClimbs(x *syntax.ParamExp, st *state) bool {
 		return false
 	}
 	return st.wild[name] || r.openVars[name]
+}
+
+// cutsLines says whether a substitution pipes its output through a grep
+// that prints only the matching part of a line (-o): a lister's names or
+// a value's digits then come out as whatever the pattern picks.
+func cutsLines(x *syntax.CmdSubst) bool {
+	found := false
+	syntax.Walk(x, func(n syntax.Node) bool {
+		call, ok := n.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return !found
+		}
+		switch call.Args[0].Lit() {
+		case "grep", "egrep", "fgrep", "rg":
+			for _, w := range call.Args[1:] {
+				t, ok := staticText(w)
+				if !ok || t == "--only-matching" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t, 'o') {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // listsDots says whether a lister substitution is ls showing "." and

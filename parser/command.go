@@ -1199,7 +1199,7 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		return nil, r.find(idx, args, local, sc)
 	case "git":
 		r.secretArgs(idx, name, args, local)
-		return nil, r.git(idx, args, local, sc)
+		return nil, r.git(idx, args, local, sc, in)
 	case "cmd", "cmd.exe":
 		// cmd /c LINE, cmd /k LINE: the rest is a command line
 		for k, a := range args {
@@ -1344,8 +1344,8 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		if extracts && !dest {
 			r.addPath(field{text: ".", pattern: "."}, local, "write", idx, name)
 		}
-		if extracts {
-			r.unzipMembers(idx, name, args, local)
+		if extracts && !r.unzipMembers(idx, name, args, local) {
+			r.opaqueWrites(idx, "unzip of an archive the analysis cannot read")
 		}
 	case "split", "gsplit", "csplit", "gcsplit":
 		r.splitOutputs(idx, name, args, local)
@@ -2933,7 +2933,7 @@ func findNameTests(expr []field) []string {
 
 // git: -C changes the directory, -c sets config (judged by the policy),
 // clone writes its target, rm deletes, apply/am read.
-func (r *run) git(idx int, args []field, st *state, sc scope) error {
+func (r *run) git(idx int, args []field, st *state, sc scope, in stdin) error {
 	local := &state{cwd: st.cwd, vars: st.vars}
 	k := 0
 	for ; k < len(args); k++ {
@@ -3007,25 +3007,26 @@ func (r *run) git(idx int, args []field, st *state, sc scope) error {
 			}
 		}
 	case "apply", "am", "hash-object":
+		var texts []string
+		known := true
 		for _, o := range ops {
 			p := r.addPath(o, local, "read", idx, "git")
-			if sub == "apply" && !o.dynamic && local.cwd != "" && !gitApplyOnlyReports(rest) {
-				// the files the patch names, from the work tree's top
-				// (--directory=DIR below it)
-				if text, ok := r.knownText(p.Real, idx); ok {
-					dir := local.cwd
-					for _, a := range rest {
-						if d, ok := strings.CutPrefix(a.text, "--directory="); ok {
-							dir = path.Join(dir, d)
-						}
-					}
-					strip := patchStrip(rest)
-					if strip == -1 {
-						strip = 1
-					}
-					r.patchWrites(idx, "git", text, dir, strip, local)
+			if sub != "hash-object" {
+				text, ok := "", false
+				if !o.dynamic && !p.Glob {
+					text, ok = r.knownText(p.Real, idx)
 				}
+				texts = append(texts, text)
+				known = known && ok
 			}
+		}
+		if (sub == "apply" || sub == "am") && !gitApplyOnlyReports(rest) {
+			if len(ops) == 0 || len(ops) == 1 && ops[0].text == "-" {
+				// the patch (or mailbox) on the standard input
+				text, ok := r.inputText(in, idx)
+				texts, known = []string{text}, ok
+			}
+			r.gitPatchWrites(idx, sub, rest, texts, known, local)
 		}
 	case "bundle":
 		if len(ops) >= 2 && ops[0].text == "create" {
@@ -3419,11 +3420,20 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 		if len(members) == 0 {
 			r.addPath(field{text: ".", pattern: "."}, at, "write", idx, "tar")
 			// the names the archive holds, when it can be read
-			if archiveReal != "" && dir != "" && strip >= 0 && !r.scriptWrote(archiveReal) {
+			listed := false
+			if archiveReal != "" && dir != "" && strip >= 0 && !renames && !r.scriptWrote(archiveReal) {
 				if ms, ok := archiveMembers(archiveReal); ok {
 					r.extractMembers(idx, "tar", ms, dir, strip, at)
+					listed = true
 				}
 			}
+			if !listed {
+				r.opaqueWrites(idx, "tar extracting an archive the analysis cannot read")
+			}
+		} else {
+			// names or patterns of members (--wildcards '*'): which names
+			// come out is the archive's to say
+			r.opaqueWrites(idx, "tar extracting members of an archive the analysis cannot read")
 		}
 	}
 	for _, m := range members {
@@ -3920,6 +3930,7 @@ func (r *run) mpiLaunch(idx int, name string, args []field, st *state, sc scope)
 		return nil
 	}
 	env := map[string]string{}
+	at := st // where the program runs: -wdir DIR
 	setEnv := func(kv string, dyn bool) error {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -3943,7 +3954,7 @@ func (r *run) mpiLaunch(idx int, name string, args []field, st *state, sc scope)
 			// the program and its arguments, exec'd as they are
 			inner := sc
 			inner.ctx = "nested-shell"
-			_, err := r.simple(args[k:], st, inner, stdin{}, env, nil, []string{name})
+			_, err := r.simple(args[k:], at, inner, stdin{}, env, nil, []string{name})
 			return err
 		}
 		opt, val, eq := strings.Cut(strings.TrimLeft(t, "-"), "=")
@@ -3957,10 +3968,18 @@ func (r *run) mpiLaunch(idx int, name string, args []field, st *state, sc scope)
 				k++
 				val = args[k].text
 			}
-			if opt == "x" {
+			switch opt {
+			case "x":
 				if err := setEnv(val, false); err != nil {
 					return err
 				}
+			case "wdir", "wd":
+				// the program runs there
+				p := r.addPath(field{text: val, pattern: val}, st, "cwd", idx, name)
+				at = st.clone()
+				at.cwd, at.cwdReal = p.Real, p.Exists && !p.Glob
+			case "report-uri", "output-filename":
+				r.addPath(field{text: val, pattern: val}, st, "write", idx, name)
 			}
 		case mpiTwo[opt] && !eq:
 			if k+2 >= len(args) || args[k+1].dynamic || args[k+2].dynamic {
@@ -5311,19 +5330,20 @@ var namesOnly = map[string]bool{"ls": true, "du": true, "stat": true, "file": tr
 
 // unzipMembers adds the names the zip archive unzip extracts holds (the
 // first operand, into -d DIR or the working directory), when it can be
-// read and the command names no members of its own.
-func (r *run) unzipMembers(idx int, name string, args []field, st *state) {
+// read and the command names no members of its own; it says whether it
+// could.
+func (r *run) unzipMembers(idx int, name string, args []field, st *state) bool {
 	var archive *field
 	dir := st.cwd
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		switch {
 		case a.dynamic:
-			return
+			return false
 		case a.text == "-d" && k+1 < len(args):
 			k++
 			if args[k].dynamic {
-				return
+				return false
 			}
 			dir = path.Join(st.cwd, args[k].text)
 			if strings.HasPrefix(args[k].text, "/") {
@@ -5335,19 +5355,68 @@ func (r *run) unzipMembers(idx int, name string, args []field, st *state) {
 		case archive == nil:
 			archive = &args[k]
 		default:
-			return // members named: only those are extracted
+			return false // members named (patterns too): the archive's to say
 		}
 	}
 	if archive == nil || dir == "" {
-		return
+		return false
 	}
 	p := r.classifyPath(*archive, st, "read", idx, name)
 	if p.Glob || r.scriptWrote(p.Real) {
-		return
+		return false
 	}
-	if ms, ok := archiveMembers(p.Real); ok {
+	ms, ok := archiveMembers(p.Real)
+	if ok {
 		r.extractMembers(idx, name, ms, dir, 0, &state{cwd: dir, vars: st.vars})
 	}
+	return ok
+}
+
+// gitPatchWrites adds what git apply or git am writes: the files their
+// patches name, from the work tree's top (--directory=DIR below it), or,
+// when a patch's text is not known, a script nobody saw (it may write git
+// hooks' neighbours, the agent's settings, any file).
+func (r *run) gitPatchWrites(idx int, sub string, rest []field, texts []string, known bool, st *state) {
+	if st.cwd == "" || !known {
+		r.opaqueWrites(idx, "git "+sub+" of a patch the analysis cannot read")
+		return
+	}
+	dir := st.cwd
+	if root := workTree(st.cwd); root != "" && sub == "am" {
+		dir = root
+	}
+	for k := 0; k < len(rest); k++ {
+		t := rest[k].text
+		key, val, eq := strings.Cut(t, "=")
+		if len(key) >= 5 && strings.HasPrefix("--directory", key) {
+			// --directory=DIR, --dir DIR: git takes a unique prefix
+			if !eq && k+1 < len(rest) {
+				k++
+				val = rest[k].text
+				eq = !rest[k].dynamic
+			}
+			if !eq || rest[k].dynamic {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "git " + sub + " " + t, Cmd: idx})
+				return
+			}
+			dir = path.Join(dir, val)
+		}
+	}
+	strip := patchStrip(rest)
+	if strip == -1 {
+		strip = 1
+	}
+	for _, text := range texts {
+		r.patchWrites(idx, "git", text, dir, strip, st)
+	}
+}
+
+// opaqueWrites records that command idx writes files whose names the
+// analysis cannot read (a patch or an archive it cannot open): inside a
+// sandbox the box guards the git hooks and the agent's settings they could
+// name; outside one a person is asked (ask.unsandboxed_code).
+func (r *run) opaqueWrites(idx int, what string) {
+	r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "opaque_writes", Text: what, Cmd: idx})
 }
 
 // fdValueOpts are fd's options that take a value in the next argument.
@@ -5364,18 +5433,30 @@ var fdValueOpts = map[string]bool{"-e": true, "--extension": true, "-t": true, "
 // appends {} when none is given), as find -exec's {} does.
 func (r *run) fdExec(idx int, name string, args []field, st *state, sc scope) error {
 	var roots []field
-	var cmd []field
+	var cmds [][]field
 	var exts, words []string
-	noLinks, follows := false, false
+	noLinks, follows, typed := false, false, false
 	positional := 0
 	for k := 0; k < len(args); k++ {
 		a := args[k]
 		t := a.text
+		if len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t, "xX") {
+			// a cluster (-HIx): the exec option takes what follows
+			if c := t[len(t)-1]; (c == 'x' || c == 'X') && strings.Count(t, "x")+strings.Count(t, "X") == 1 {
+				t = "-" + string(c)
+			} else {
+				r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
+				return nil
+			}
+		}
 		if (t == "-e" || t == "--extension") && k+1 < len(args) && !args[k+1].dynamic {
 			exts = append(exts, "*."+strings.TrimPrefix(args[k+1].text, "."))
 		}
-		if (t == "-t" || t == "--type") && k+1 < len(args) && (args[k+1].text == "f" || args[k+1].text == "file" || args[k+1].text == "d" || args[k+1].text == "directory") {
-			noLinks = true // without -L fd lists no link as a file or directory
+		if (t == "-t" || t == "--type") && k+1 < len(args) {
+			typed = true
+			if v := args[k+1].text; v == "f" || v == "file" || v == "d" || v == "directory" {
+				noLinks = true // without -L fd lists no link as a file or directory
+			}
 		}
 		if t == "-L" || t == "--follow" {
 			follows = true
@@ -5386,7 +5467,7 @@ func (r *run) fdExec(idx int, name string, args []field, st *state, sc scope) er
 			for end < len(args) && args[end].text != ";" {
 				end++
 			}
-			cmd = args[k+1 : end]
+			cmds = append(cmds, args[k+1:end])
 			k = end
 		case a.dynamic && strings.HasPrefix(t, "-"):
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
@@ -5415,12 +5496,24 @@ func (r *run) fdExec(idx int, name string, args []field, st *state, sc scope) er
 			}
 		}
 	}
-	if len(cmd) == 0 {
-		return nil
-	}
 	if len(roots) == 0 {
 		roots = []field{{text: ".", pattern: "."}}
 	}
+	for _, cmd := range cmds {
+		if len(cmd) == 0 {
+			continue
+		}
+		if err := r.fdCommand(idx, name, cmd, roots, words, exts, noLinks && !follows, len(words) == 0 && len(exts) == 0 && !typed, st, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fdCommand analyses one command fd runs for its entries below roots
+// (fdExec): names narrow them (a plain pattern word, one extension),
+// noLinks says none is a link, all that every entry is taken.
+func (r *run) fdCommand(idx int, name string, cmd, roots []field, words, exts []string, noLinks, all bool, st *state, sc scope) error {
 	placeholders := []string{"{}", "{/}", "{//}", "{.}", "{/.}"}
 	has := false
 	for _, a := range cmd {
@@ -5450,7 +5543,8 @@ func (r *run) fdExec(idx int, name string, args []field, st *state, sc scope) er
 			f := field{text: text, pattern: pattern, dynamic: s.dynamic, glob: true}
 			if a.text == "{}" {
 				f.listed = true
-				f.noLinks = noLinks && !follows
+				f.noLinks = noLinks
+				f.allEntries = all // fd -X rm -rf: everything below the root
 				// what every entry passes: the pattern's word, and an
 				// extension when only one is given (several are a choice)
 				f.findNames = words

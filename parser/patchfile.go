@@ -50,6 +50,15 @@ func parsePatch(text string) patchNames {
 			rest = rest[:i] // a time stamp follows a tab
 		}
 		add(rest)
+		// or a space (GNU patch reads a name up to a time stamp after
+		// spaces): the first word, or the quoted name, is a name too
+		if strings.HasPrefix(rest, `"`) {
+			if end := closingQuote(rest); end > 0 {
+				add(rest[:end+1])
+			}
+		} else if f := strings.Fields(rest); len(f) > 1 {
+			add(f[0])
+		}
 	}
 	lines := strings.Split(text, "\n")
 	link, inHunk := "", false
@@ -80,7 +89,7 @@ func parsePatch(text string) patchNames {
 		case strings.HasPrefix(line, "rename to "), strings.HasPrefix(line, "copy to "):
 			_, name, _ := strings.Cut(line, " to ")
 			add(name)
-		case strings.HasPrefix(line, "new file mode 120000"), strings.HasPrefix(line, "new mode 120000"):
+		case isLinkMode(line):
 			if len(pn.files) > 0 {
 				link = pn.files[len(pn.files)-1]
 			}
@@ -95,6 +104,31 @@ func parsePatch(text string) patchNames {
 		}
 	}
 	return pn
+}
+
+// isLinkMode says whether a git diff line gives a file the mode of a
+// symbolic link (120000, with any leading zeros git takes).
+func isLinkMode(line string) bool {
+	for _, p := range []string{"new file mode ", "new mode ", "old mode "} {
+		if m, ok := strings.CutPrefix(line, p); ok && p != "old mode " {
+			return strings.TrimLeft(strings.TrimSpace(m), "0") == "120000"
+		}
+	}
+	return false
+}
+
+// closingQuote is the index of the quote that ends the C-style quoted
+// string s starts with, or -1.
+func closingQuote(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
 }
 
 // stripName is name with the smallest prefix holding n slashes removed

@@ -72,21 +72,14 @@ func (r *run) entriesThroughLinks(p Path, st *state, access string, cmd int, nam
 	return p, false
 }
 
-// urlLike says whether a pattern is a URL (scheme:// before anything
-// unknown): what follows its host is no path on this machine.
-func urlLike(pattern string) bool {
-	i := strings.Index(pattern, "://")
-	return i > 0 && !strings.ContainsAny(pattern[:i], "*?[/")
-}
-
 func (r *run) addPath(f field, st *state, access string, cmd int, name string) Path {
 	p := r.classifyPath(f, st, access, cmd, name)
-	if f.dynamic && !f.proc && p.Zone != "unknown" && (strings.HasPrefix(f.pattern, "*/") || f.leadOpen && strings.HasPrefix(f.pattern, "*") || f.climbs && !urlLike(f.pattern)) {
+	if f.dynamic && !f.proc && p.Zone != "unknown" && (strings.HasPrefix(f.pattern, "*/") || f.leadOpen && strings.HasPrefix(f.pattern, "*") || f.climbs) {
 		// what the unknown start holds could be absolute: judge the
 		// path from the root as well ("*/x": as /x; "*…": as /*…); one
 		// that climbs (src/$(cat f)/x) by what follows it, from the root
 		rest := f.pattern[1:]
-		if f.climbs && !urlLike(f.pattern) {
+		if f.climbs {
 			rest = f.climbRest
 			if !strings.HasPrefix(rest, "/") {
 				rest = "/*" + rest

@@ -520,8 +520,8 @@ func (r *run) patchTree(idx int, args []field, st *state, in stdin) {
 	} else if in.kind != "" {
 		text, ok = r.inputText(in, idx)
 	}
-	if ok && dir != "" {
-		r.patchWrites(idx, "patch", text, dir, patchStrip(args), st)
+	if !ok || dir == "" || !r.patchWrites(idx, "patch", text, dir, patchStrip(args), st) {
+		r.opaqueWrites(idx, "patch applying a patch the analysis cannot read")
 	}
 	if dir == "" {
 		r.addPath(field{text: "*", pattern: "*", dynamic: true, wild: true}, st, "write", idx, "patch")
@@ -741,6 +741,7 @@ func (r *run) extractTo(idx int, name string, args []field, st *state) {
 		dir = &cwd
 	}
 	r.addPath(*dir, st, "write", idx, name)
+	r.opaqueWrites(idx, name+" extracting an archive the analysis does not read")
 	if name == "pax" {
 		// pax -r writes the names the archive holds as they are, absolute
 		// ones and ".." too (checked with Debian's pax)

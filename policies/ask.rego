@@ -810,6 +810,22 @@ ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code t
 	code_runner(c.name)
 }
 
+# Outside the sandbox, a patch or an archive whose names toolgate cannot
+# read writes files it cannot judge: a git hook, the agent's settings, the
+# script the next command runs. Inside one the box keeps the hooks and the
+# settings (moved aside after the run) and contains the rest.
+ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s writes the files %s names, which toolgate cannot read, and no sandbox contains it here; a person must approve", [commands[d.cmd].name, opaque_source(d.text)])} if {
+	input.sandboxed == false
+	"opaque_writes" in input.present.dynamic
+	some d in object.get(input, "dynamic", [])
+	d.kind == "opaque_writes"
+	d.cmd >= 0
+}
+
+opaque_source(text) := "the patch" if contains(text, "patch")
+
+else := "the archive"
+
 # Outside the sandbox, programs that are not interpreters but run code
 # given on their command line or stdin: make with a makefile from stdin or
 # --eval text, emacs --eval/--load/--funcall/--script, emacsclient --eval

@@ -600,3 +600,18 @@ test_ask_network_login_to_loopback if {
 	}
 	not "ask.network" in rules(simple_call(["curl", "http://localhost:8080/health"]))
 }
+
+# ---- unsandboxed: patches and archives whose names are not read (red-team round 8, session 31) ----
+
+test_ask_unsandboxed_opaque_writes if {
+	for_patch := with_facts(simple_call(["git", "apply"]), {"dynamic": [{"kind": "opaque_writes", "text": "git apply of a patch the analysis cannot read", "cmd": 0}]})
+	unboxed := object.union(for_patch, {"sandboxed": false})
+	"ask.unsandboxed_code" in rules(unboxed)
+	some m in messages(unboxed, "ask.unsandboxed_code")
+	contains(m, "the patch names")
+	not "ask.unsandboxed_code" in rules(for_patch)
+	for_tar := with_facts(simple_call(["tar", "xJf", "a.tar.xz"]), {"dynamic": [{"kind": "opaque_writes", "text": "tar extracting an archive the analysis cannot read", "cmd": 0}], "sandboxed": false})
+	some n in messages(for_tar, "ask.unsandboxed_code")
+	contains(n, "the archive names")
+	not "dynamic.nested_script" in rules(for_tar)
+}

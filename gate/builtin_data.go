@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:0fe262218958ca37094a776200d31b3388bf313c4c8522d463d3e30d44dec319"
+const builtinDigest = "sha256:d5244649930f04ce2dc797538e14d893f418c3a970e13fcc1f2528542f738a68"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

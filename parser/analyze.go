@@ -2691,7 +2691,7 @@ func (r *run) partClimbs(p syntax.WordPart, st *state) bool {
 		case "lister":
 			return listsDots(x)
 		case "value":
-			return climbingValue(x)
+			return r.climbingValue(x, st)
 		}
 		return true
 	}
@@ -2781,9 +2781,10 @@ func listsDots(x *syntax.CmdSubst) bool {
 }
 
 // climbingValue says whether a "value" substitution could print "..":
-// basename, dirname, expr and seq's separators print what they are given;
-// date what its format holds.
-func climbingValue(x *syntax.CmdSubst) bool {
+// expr and wc print what they are given; basename and dirname when what
+// they are given could hold it; the others (date, seq) when their
+// arguments hold ".." or "/".
+func (r *run) climbingValue(x *syntax.CmdSubst, st *state) bool {
 	call, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
 	if !ok {
 		if b, isPipe := x.Stmts[0].Cmd.(*syntax.BinaryCmd); isPipe && b.X.Cmd != nil {
@@ -2797,8 +2798,24 @@ func climbingValue(x *syntax.CmdSubst) bool {
 		return true
 	}
 	switch call.Args[0].Lit() {
-	case "basename", "dirname", "expr", "wc":
+	case "expr", "wc":
 		return true
+	case "basename", "dirname":
+		// ".." for "..": only when what they are given could be it
+		for _, w := range call.Args[1:] {
+			if t, ok := staticText(w); ok {
+				if strings.Contains(t, "..") {
+					return true
+				}
+				continue
+			}
+			for _, p := range w.Parts {
+				if r.partClimbs(p, st) {
+					return true
+				}
+			}
+		}
+		return false
 	}
 	for _, a := range call.Args[1:] {
 		t, ok := staticText(a)
@@ -3094,7 +3111,7 @@ func substKind(x *syntax.CmdSubst) string {
 		if noSlash() {
 			return "value"
 		}
-	case "id", "whoami", "hostname", "uname", "nproc", "arch", "wc", "seq", "basename", "expr", "getconf", "pgrep", "pidof", "tty":
+	case "id", "whoami", "hostname", "uname", "nproc", "arch", "wc", "seq", "basename", "expr", "getconf", "pgrep", "pidof", "tty", "uuidgen":
 		return "value"
 	case "dirname":
 		if relative(1) || len(args) == 2 && args[1] == "\x00" && len(calls[0].Args) == 2 && dollarZero(calls[0].Args[1]) {

@@ -149,8 +149,9 @@ func (r *run) call(c *syntax.CallExpr, st *state, sc scope, in stdin) (*string, 
 		return nil, nil
 	}
 	argv := r.fields(st, sc, c.Args...)
-	if len(argv) > 0 && !argv[0].dynamic && namesOnly[argv[0].text] {
-		// ls -d .*: .. itself is only listed or named
+	if len(argv) > 0 && !argv[0].dynamic && !entersDirs(argv) {
+		// ls -d .*, grep x .*: .. itself is only named, listed or refused
+		// as a directory; a command that recurses or cd enters it
 		argv = slices.DeleteFunc(argv, func(f field) bool { return f.parentOnly })
 	}
 	if len(argv) == 0 {
@@ -2235,6 +2236,10 @@ func (r *run) shell(idx int, name string, args []field, st *state, sc scope, in 
 			}
 			if t == "--command" {
 				cmdMode = true
+			}
+			if (t == "--version" || t == "--help") && i == 0 {
+				// bash --version prints and exits: no script is read
+				return nil
 			}
 			if t == "--login" || t == "--interactive" {
 				startsInteractive = true
@@ -5323,10 +5328,26 @@ func numbersFrom(in stdin, cmds []Command) bool {
 	return true
 }
 
-// namesOnly are commands that only list, name or measure an operand that
-// is a directory, never read or change what is in it (without options
-// that recurse: ls -R and du walk, but only names and sizes come out).
-var namesOnly = map[string]bool{"ls": true, "du": true, "stat": true, "file": true, "echo": true, "printf": true, "test": true, "[": true}
+// entersDirs says whether a command given a directory as an operand goes
+// into it: cd and the like, the commands that copy, move, pack or walk a
+// tree, and any command with a recursive option (-r, -R, -a,
+// --recursive, --archive). ls and du only name what is in it.
+func entersDirs(argv []field) bool {
+	switch base(argv[0].text) {
+	case "ls", "du", "stat", "file", "echo", "printf", "test", "[":
+		return false
+	case "cd", "pushd", "find", "tar", "bsdtar", "zip", "rsync", "mv", "7z", "scp", "cpio", "pax", "tree", "chown", "chmod", "chgrp", "rm":
+		return true
+	}
+	for _, a := range argv[1:] {
+		t := a.text
+		if t == "--recursive" || t == "--archive" || t == "--dereference-recursive" ||
+			len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t, "rRa") {
+			return true
+		}
+	}
+	return false
+}
 
 // unzipMembers adds the names the zip archive unzip extracts holds (the
 // first operand, into -d DIR or the working directory), when it can be

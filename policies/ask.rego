@@ -808,6 +808,20 @@ ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code t
 	input.sandboxed == false # not sandboxed, as a look-up OPA indexes
 	some c in commands
 	code_runner(c.name)
+	not version_query(c)
+}
+
+# bash --version, python3 -V, node -v: the program prints what it is and
+# exits, reading no script.
+version_query(c) if {
+	count(c.argv) == 2
+	c.argv[1] in {"--version", "--help", "-V", "-version"}
+}
+
+version_query(c) if {
+	count(c.argv) == 2
+	c.argv[1] == "-v"
+	c.name in {"node", "nodejs", "perl", "php", "deno", "bun", "lua", "luajit"}
 }
 
 # Outside the sandbox, a patch or an archive whose names toolgate cannot

@@ -615,3 +615,12 @@ test_ask_unsandboxed_opaque_writes if {
 	contains(n, "the archive names")
 	not "dynamic.nested_script" in rules(for_tar)
 }
+
+test_ask_unsandboxed_code_not_for_version_queries if {
+	every argv in [["bash", "--version"], ["python3", "-V"], ["node", "-v"], ["sh", "--help"], ["perl", "-v"]] {
+		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+	every argv in [["bash", "-v"], ["ruby", "-v"], ["python3", "--version", "x.py"], ["bash", "x.sh"]] {
+		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+}

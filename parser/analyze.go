@@ -4130,6 +4130,15 @@ func readLoop(c *syntax.WhileClause) ([]string, bool) {
 	var names []string
 	for i := 1; i < len(call.Args); i++ {
 		a := call.Args[i].Lit()
+		if t, ok := staticText(call.Args[i]); ok && len(t) > 1 && t[0] == '-' && strings.Trim(t[1:], "rse") == "d" && strings.HasSuffix(t, "d") && i+1 < len(call.Args) {
+			// -d '' (read -rd ''): items end at a NUL, as find -print0
+			// and git ls-files -z write them
+			if v, ok := staticText(call.Args[i+1]); ok && v == "" {
+				i++
+				continue
+			}
+			return nil, false
+		}
 		switch {
 		case a == "":
 			return nil, false

@@ -123,7 +123,10 @@ func (r *run) extractMembers(idx int, name string, ms []member, dir string, stri
 			continue
 		}
 		p := dir + "/" + n
-		r.addPath(field{text: p, pattern: p}, st, "write", idx, name)
+		w := r.addPath(field{text: p, pattern: p}, st, "write", idx, name)
+		if !w.Glob {
+			r.wrote(w.Real, nil) // running it later runs what nobody read
+		}
 		if m.link != "" {
 			t := m.link
 			if !strings.HasPrefix(t, "/") {

@@ -184,7 +184,10 @@ func (r *run) patchWrites(idx int, name, text, dir string, strip int, st *state)
 		if !strings.HasPrefix(p, "/") {
 			p = dir + "/" + rel
 		}
-		r.addPath(field{text: p, pattern: p}, st, "write", idx, name)
+		w := r.addPath(field{text: p, pattern: p}, st, "write", idx, name)
+		if !w.Glob {
+			r.wrote(w.Real, nil) // running it later runs what the patch made of it
+		}
 		if target, ok := pn.links[rel]; ok && target != "" {
 			t := target
 			if !strings.HasPrefix(t, "/") {

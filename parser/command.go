@@ -3011,6 +3011,29 @@ func (r *run) git(idx int, args []field, st *state, sc scope, in stdin) error {
 				r.facts.Paths[len(r.facts.Paths)-1].Role = "upload"
 			}
 		}
+	case "update-index":
+		// --cacheinfo MODE,SHA,PATH (or the three apart) puts PATH in the
+		// index with any content, which a later checkout of the tree
+		// writes: judged as a write of PATH now
+		for k := 0; k < len(rest); k++ {
+			if rest[k].text != "--cacheinfo" || k+1 >= len(rest) {
+				if rest[k].text == "--index-info" {
+					r.opaqueWrites(idx, "git update-index --index-info: paths read from its input")
+				}
+				continue
+			}
+			v := rest[k+1]
+			if parts := strings.SplitN(v.text, ",", 3); len(parts) == 3 {
+				r.addPath(field{text: parts[2], pattern: parts[2], dynamic: v.dynamic}, local, "write", idx, "git")
+			} else if k+3 < len(rest) {
+				r.addPath(rest[k+3], local, "write", idx, "git")
+			}
+		}
+	case "mktree", "fast-import", "read-tree", "commit-tree":
+		// trees made from input: what a checkout of them writes is not known
+		if sub != "read-tree" || hasOpt(rest, 'u') {
+			r.opaqueWrites(idx, "git "+sub+": files of a tree the analysis cannot read")
+		}
 	case "apply", "am", "hash-object":
 		var texts []string
 		known := true

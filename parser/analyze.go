@@ -2580,7 +2580,9 @@ func dotDotAlternative(pattern string) (string, bool) {
 			continue
 		}
 		// bash negates a class with ! as well as ^
-		if ok, err := path.Match(strings.ReplaceAll(c, "[!", "[^"), ".."); ok || err != nil {
+		// (a POSIX class such as [[:punct:]] is beyond path.Match: taken
+		// to match)
+		if ok, err := path.Match(strings.ReplaceAll(c, "[!", "[^"), ".."); ok || err != nil || strings.Contains(c, "[:") {
 			comps[i], found = "..", true
 		}
 	}

@@ -4900,6 +4900,32 @@ func (r *run) makeVars(idx int, args []field, st *state, sc scope) error {
 		}
 		_ = k
 	}
+	// a makefile the script itself wrote (printf 'all:\n\tCMD' > Makefile;
+	// make, tar xf m.tar; make): its recipes are the script's own code,
+	// which this analysis does not read as recipes
+	dir := st.cwd
+	makefiles := []string{"GNUmakefile", "makefile", "Makefile"}
+	for k, a := range args {
+		switch {
+		case (a.text == "-C" || a.text == "--directory") && k+1 < len(args):
+			dir = path.Join(dir, args[k+1].text)
+			if strings.HasPrefix(args[k+1].text, "/") {
+				dir = args[k+1].text
+			}
+		case (a.text == "-f" || a.text == "--file" || a.text == "--makefile") && k+1 < len(args):
+			makefiles = append(makefiles, args[k+1].text)
+		}
+	}
+	for _, m := range makefiles {
+		p := m
+		if !strings.HasPrefix(p, "/") {
+			p = dir + "/" + m
+		}
+		if _, ok := r.written[p]; ok || r.scriptWrote(p) {
+			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: "make runs the recipes of " + m + ", which the same command wrote", Cmd: idx})
+			break
+		}
+	}
 	return nil
 }
 

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:d5244649930f04ce2dc797538e14d893f418c3a970e13fcc1f2528542f738a68"
+const builtinDigest = "sha256:10e2a92623601fcb5c3d560afc620e30a1d4ac790cc98f070c7fe40e191aceb2"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

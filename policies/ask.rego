@@ -806,9 +806,35 @@ listener(c) if {
 # run by a shell or an interpreter.
 ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code toolgate does not analyse (a script or inline code), and no sandbox contains it here; a person must approve", [c.name])} if {
 	input.sandboxed == false # not sandboxed, as a look-up OPA indexes
-	some c in commands
+	some i, c in commands
 	code_runner(c.name)
 	not version_query(c)
+	not analysed_shell(i, c)
+}
+
+# sh -c 'go test ./...': a shell given its script literally on the command
+# line, with no other option than -e/-u/-x/-o pipefail, whose script the
+# analysis read (no fact of something it could not) runs only what the
+# commands after it are, each judged on its own (python3 -c inside it still
+# asks). A login or interactive shell reads start-up files first.
+analysed_shell(i, c) if {
+	in_group(c.name, "shells")
+	count(c.argv) >= 3
+	shell_script_flags(c.argv[1])
+	not shell_fact(i)
+}
+
+shell_script_flags(f) if f == "-c"
+
+shell_script_flags(f) if {
+	startswith(f, "-")
+	endswith(f, "c")
+	regex.match(`^-[eux]*c$`, f)
+}
+
+shell_fact(i) if {
+	some d in object.get(input, "dynamic", [])
+	d.cmd == i
 }
 
 # bash --version, python3 -V, node -v: the program prints what it is and

@@ -624,3 +624,15 @@ test_ask_unsandboxed_code_not_for_version_queries if {
 		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
 	}
 }
+
+test_ask_unsandboxed_code_not_for_analysed_shell_scripts if {
+	every argv in [["sh", "-c", "go test ./..."], ["bash", "-ec", "make build"], ["bash", "-euxc", "ls"]] {
+		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+	# a login shell (start-up files), another option, a script file, or a fact about the script
+	every argv in [["bash", "-lc", "ls"], ["bash", "-c"], ["bash", "x.sh"], ["bash", "-i", "-c", "ls"]] {
+		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+	dyn := with_facts(simple_call(["sh", "-c", "$X"]), {"dynamic": [{"kind": "nested_script", "text": "$X", "cmd": 0}], "sandboxed": false})
+	"ask.unsandboxed_code" in rules(dyn)
+}

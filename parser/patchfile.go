@@ -231,12 +231,13 @@ func (r *run) patchWrites(idx int, name, text, dir string, strip int, st *state)
 
 // gitApplyOnlyReports says whether git apply's arguments make it report
 // on the patch rather than apply it (--stat, --numstat, --summary,
-// --check without --apply), or apply it to the index only (--cached).
+// --check without --apply). Applied to the index only (--cached), its
+// files are written by the next checkout of the tree: judged as written.
 func gitApplyOnlyReports(args []field) bool {
 	report, apply := false, false
 	for _, a := range args {
 		switch a.text {
-		case "--stat", "--numstat", "--summary", "--check", "--cached":
+		case "--stat", "--numstat", "--summary", "--check":
 			report = true
 		case "--apply", "--index":
 			apply = true

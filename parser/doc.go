@@ -54,10 +54,15 @@
 // -e, awk programs) is not parsed — the sandbox contains it; the contents of
 // script files run by path are not read; a program's own configuration files
 // are not modelled beyond the argument-role table in roles.go (commands not
-// in the table have path-like arguments treated as reads); links and files
-// created by extracting archives, git apply or git checkout, and links
-// copied by rsync or tar, are not known to later commands of the same
-// script; a construct whose effect on the state is not followed (a
+// in the table have path-like arguments treated as reads); the names a
+// patch or an archive holds are read only where the analysis can open it
+// (a patch's text it knows, a tar — plain, gzip or bzip2 — or zip on disk:
+// patchfile.go, archive.go), otherwise the command is marked as writing
+// files nobody saw (opaque_writes); what a checkout of a branch or a
+// whole tree writes is the repository's, and links copied by rsync or tar
+// are not known to later commands of the same script; an unknown part in
+// the middle of a path that could hold ".." makes it any path ending with
+// what follows (climbRest); a construct whose effect on the state is not followed (a
 // function named like a state-changing builtin, enable -n, a DEBUG trap
 // that assigns, a reference to a name known only at run time) makes the
 // script unanalysable rather than guessed. Analysis is pure

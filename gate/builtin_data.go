@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:10e2a92623601fcb5c3d560afc620e30a1d4ac790cc98f070c7fe40e191aceb2"
+const builtinDigest = "sha256:ea8f93a75557dd490315d52853cb3f1c103c564db93b2fa13d34ad293402b71d"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

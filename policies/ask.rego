@@ -810,6 +810,55 @@ ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code t
 	code_runner(c.name)
 	not version_query(c)
 	not analysed_shell(i, c)
+	not plain_awk(c)
+}
+
+# awk '{print $1}' file: an awk program given on the command line that
+# cannot run a command, write a file or read the environment (no system,
+# pipe, redirection, getline, close, ENVIRON, PROCINFO, @include or
+# @load: a > even as a comparison counts) only reads its operands, which
+# are judged as paths. A program from a file (-f, gawk's -e/-i/-l/-E) is
+# code nobody read.
+plain_awk(c) if {
+	c.name in {"awk", "gawk", "mawk", "nawk"}
+	not awk_program_file(c)
+	prog := awk_program(c)
+	not awk_risky(prog)
+}
+
+awk_program_file(c) if {
+	some x in args(c)
+	startswith(x, "-f")
+}
+
+awk_program_file(c) if {
+	some x in args(c)
+	x in {"-e", "-i", "-l", "-E", "--file", "--source", "--include", "--load", "--exec"}
+}
+
+awk_program_file(c) if {
+	some x in args(c)
+	startswith(x, "--")
+	not x in {"--posix", "--traditional", "--re-interval", "--characters-as-bytes"}
+	not startswith(x, "--field-separator")
+	not startswith(x, "--assign")
+}
+
+awk_program(c) := a[k] if {
+	a := args(c)
+	ks := [i | some i, x in a; not startswith(x, "-"); not awk_option_value(a, i)]
+	count(ks) > 0
+	k := ks[0]
+}
+
+awk_option_value(a, i) if {
+	i > 0
+	a[i - 1] in {"-F", "-v", "--field-separator", "--assign"}
+}
+
+awk_risky(prog) if {
+	some t in ["system", "|", ">", "getline", "close", "ENVIRON", "PROCINFO", "@", "fflush"]
+	contains(prog, t)
 }
 
 # sh -c 'go test ./...': a shell given its script literally on the command

@@ -636,3 +636,17 @@ test_ask_unsandboxed_code_not_for_analysed_shell_scripts if {
 	dyn := with_facts(simple_call(["sh", "-c", "$X"]), {"dynamic": [{"kind": "nested_script", "text": "$X", "cmd": 0}], "sandboxed": false})
 	"ask.unsandboxed_code" in rules(dyn)
 }
+
+test_ask_unsandboxed_code_not_for_plain_awk if {
+	every argv in [["awk", "{print $1}", "go.sum"], ["awk", "-F", ":", "{print $1}", "/etc/passwd"], ["gawk", "-v", "n=2", "NR==n", "README.md"], ["awk", "-F,", "{s+=$2} END {print s}", "x.csv"]] {
+		not "ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+	every argv in [
+		["awk", "{system($0)}", "cmds.txt"], ["awk", "{print | \"sh\"}", "x"], ["awk", "{print > \"/tmp/x\"}", "f"],
+		["awk", "BEGIN {while ((\"id\" | getline l) > 0) print l}"], ["awk", "-f", "prog.awk", "x"], ["awk", "-fprog.awk"],
+		["gawk", "-e", "BEGIN{}"], ["awk", "BEGIN {print ENVIRON[\"HOME\"]}"], ["gawk", "@load \"x\"; BEGIN{}"],
+		["awk", "--exec", "p.awk"], ["awk", "$3 > 100", "f"],
+	] {
+		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
+	}
+}

@@ -4,7 +4,7 @@ package gate
 
 const builtinDataKey = "c9ef0498b5fb8331fbcf188f7b0ba3ab47cf98537f43e1747ff05374bbf2c9ac"
 
-const builtinDigest = "sha256:ea8f93a75557dd490315d52853cb3f1c103c564db93b2fa13d34ad293402b71d"
+const builtinDigest = "sha256:bf018d38f451b5cfa14363d29af9cba4bc61fc135d37ab1edca238e690a671eb"
 
 func builtinDataDoc() map[string]any {
 	return map[string]any{

@@ -2592,16 +2592,11 @@ func dotDotAlternative(pattern string) (string, bool) {
 // positionalOnly says whether w is nothing but an expansion of the
 // positional parameters ("$@", $1, "$*"), quoted or not.
 func positionalOnly(w *syntax.Word) bool {
-	parts := w.Parts
-	if len(parts) == 1 {
-		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
-			parts = dq.Parts
-		}
-	}
-	if len(parts) != 1 {
+	part, ok := onlyPart(w)
+	if !ok {
 		return false
 	}
-	pe, ok := parts[0].(*syntax.ParamExp)
+	pe, ok := part.(*syntax.ParamExp)
 	if !ok || pe.Param == nil || pe.Exp != nil || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Length || pe.Excl || pe.Width {
 		return false
 	}
@@ -2757,29 +2752,42 @@ func cutsLines(x *syntax.CmdSubst) bool {
 }
 
 // listsDots says whether a lister substitution is ls showing "." and
-// ".." (-a, -f).
+// ".." (lsShowsDots; an argument not known counts as showing them).
 func listsDots(x *syntax.CmdSubst) bool {
-	call, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "ls" {
-		b, isPipe := x.Stmts[0].Cmd.(*syntax.BinaryCmd)
-		if !isPipe || b.X.Cmd == nil {
-			return false
-		}
-		call, ok = b.X.Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "ls" {
-			return false
-		}
+	call := firstCall(x)
+	if call == nil || call.Args[0].Lit() != "ls" {
+		return false
 	}
+	args := make([]string, 0, len(call.Args)-1)
 	for _, a := range call.Args[1:] {
 		t, ok := staticText(a)
 		if !ok {
 			return true
 		}
-		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t, "af") || t == "--all" {
-			return true
-		}
+		args = append(args, t)
 	}
-	return false
+	return lsShowsDots(args)
+}
+
+// firstCall is the first command of a substitution that is one command
+// or a pipeline ($(ls | head)), or nil.
+func firstCall(x *syntax.CmdSubst) *syntax.CallExpr {
+	if len(x.Stmts) != 1 {
+		return nil
+	}
+	cmd := x.Stmts[0].Cmd
+	for {
+		b, ok := cmd.(*syntax.BinaryCmd)
+		if !ok || b.X.Cmd == nil {
+			break
+		}
+		cmd = b.X.Cmd
+	}
+	call, ok := cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return nil
+	}
+	return call
 }
 
 // climbingValue says whether a "value" substitution could print "..":
@@ -2787,16 +2795,8 @@ func listsDots(x *syntax.CmdSubst) bool {
 // they are given could hold it; the others (date, seq) when their
 // arguments hold ".." or "/".
 func (r *run) climbingValue(x *syntax.CmdSubst, st *state) bool {
-	call, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok {
-		if b, isPipe := x.Stmts[0].Cmd.(*syntax.BinaryCmd); isPipe && b.X.Cmd != nil {
-			call, ok = b.X.Cmd.(*syntax.CallExpr)
-		}
-		if !ok {
-			return true
-		}
-	}
-	if len(call.Args) == 0 {
+	call := firstCall(x)
+	if call == nil {
 		return true
 	}
 	switch call.Args[0].Lit() {
@@ -3091,7 +3091,9 @@ func substKind(x *syntax.CmdSubst) string {
 	}
 	relative := func(from int) bool {
 		for _, a := range args[from:] {
-			if a == "\x00" || strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || containsDotDot(a) {
+			// git's pathspec magic (:/, :(top)) names the repository's
+			// top, which may lie above the workspace
+			if a == "\x00" || strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || containsDotDot(a) || strings.HasPrefix(a, ":") {
 				return false
 			}
 		}

@@ -27,9 +27,11 @@ type member struct {
 	hard bool
 }
 
-// Bounds on reading an archive for its names.
+// Bounds on reading an archive for its names (per decision: the archive
+// is read again each time). An archive past them is not listed.
 const (
-	maxArchiveBytes   = 64 << 20
+	maxArchiveBytes   = 16 << 20 // the file
+	maxArchiveData    = 64 << 20 // what it decompresses to
 	maxArchiveMembers = 512
 )
 
@@ -72,23 +74,26 @@ func archiveMembers(real string) ([]member, bool) {
 		}
 		return out, true
 	}
-	var r io.Reader = bufio.NewReader(io.LimitReader(f, maxArchiveBytes))
+	var r io.Reader = bufio.NewReader(f)
 	switch {
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		gz, err := gzip.NewReader(r)
 		if err != nil {
 			return nil, false
 		}
-		r = io.LimitReader(gz, 4*maxArchiveBytes)
+		r = gz
 	case bytes.HasPrefix(head, []byte("BZh")):
-		r = io.LimitReader(bzip2.NewReader(r), 4*maxArchiveBytes)
+		r = bzip2.NewReader(r)
 	}
-	tr := tar.NewReader(r)
+	// one byte past the bound tells a cut from an end: a listing cut
+	// short would leave out the members after it
+	data := &io.LimitedReader{R: r, N: maxArchiveData + 1}
+	tr := tar.NewReader(data)
 	var out []member
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			return out, len(out) > 0
+			return out, len(out) > 0 && data.N > 0
 		}
 		if err != nil || len(out) >= maxArchiveMembers {
 			return nil, false

@@ -66,7 +66,7 @@ func TestArchiveMembers(t *testing.T) {
 	if f := a.Analyze("tar xf a.tar --strip-components=1", opts); !hasPath(f, "tar", "write", ws+"/.git/hooks/pre-commit") {
 		t.Errorf("strip 1: %+v", f.Paths)
 	}
-	for _, src := range []string{"unzip -o a.zip", "unzip a.zip -d out"} {
+	for _, src := range []string{"unzip -o a.zip", "unzip a.zip -d out", "unzip -dout a.zip"} {
 		f := a.Analyze(src, opts)
 		want := ws + "/.claude/settings.json"
 		if src != "unzip -o a.zip" {
@@ -76,13 +76,22 @@ func TestArchiveMembers(t *testing.T) {
 			t.Errorf("%s: member not written: %+v", src, f.Paths)
 		}
 	}
-	// not read: written by the script first, a strip not known, members named
-	for _, src := range []string{"cp /dev/null a.tar; tar xf a.tar", "tar xf a.tar --strip-components $N", "unzip a.zip README.md"} {
+	// not read: written by the script first, a strip not known, members
+	// named, a program of its own decompressing, a destination not read
+	for _, src := range []string{"cp /dev/null a.tar; tar xf a.tar", "tar xf a.tar --strip-components $N", "unzip a.zip README.md",
+		"tar -I cat -xf a.tar", "tar --use-compress-program=cat -xf a.tar", "unzip -od out a.zip"} {
 		f := a.Analyze(src, opts)
 		for _, p := range f.Paths {
-			if p.Access == "write" && filepath.Base(p.Real) == "pre-commit" || filepath.Base(p.Real) == "settings.json" {
+			if p.Access == "write" && (filepath.Base(p.Real) == "pre-commit" || filepath.Base(p.Real) == "settings.json") {
 				t.Errorf("%s: members read from an archive it should not trust: %+v", src, p)
 			}
+		}
+		opaque := false
+		for _, d := range f.Dynamic {
+			opaque = opaque || d.Kind == "opaque_writes"
+		}
+		if !opaque {
+			t.Errorf("%s: no opaque_writes fact: %+v", src, f.Dynamic)
 		}
 	}
 }

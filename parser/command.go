@@ -1334,11 +1334,14 @@ func (r *run) meaning(idx int, name string, argv []field, st, local *state, sc s
 		for _, a := range args {
 			t := a.text
 			if len(t) > 1 && t[0] == '-' && t[1] != '-' {
-				if strings.ContainsAny(t[1:], "ltpZvz") {
-					extracts = false
-				}
-				if strings.ContainsRune(t[1:], 'd') {
-					dest = true
+				for _, c := range t[1:] {
+					if c == 'd' {
+						dest = true
+						break // -dDIR: the rest is the directory
+					}
+					if strings.ContainsRune("ltpZvz", c) {
+						extracts = false
+					}
 				}
 			}
 		}
@@ -3269,6 +3272,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 	mode := ""
 	absolute, removes, renames := false, false, false
 	strip := 0
+	filtered := false // a program of its own reads the archive (-I, --use-compress-program)
 	var archive *field
 	dir := st.cwd
 	var members []field
@@ -3347,6 +3351,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 				p := r.addPath(field{text: val, pattern: val}, st, "cwd", idx, "tar")
 				dir = p.Real
 			case "--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command":
+				filtered = filtered || key == "--use-compress-program"
 				// these programs read archive data on stdin
 				if err := r.nestedIn(val, st.clone(), sc, "nested-shell", stdin{kind: "pipe"}); err != nil {
 					return err
@@ -3392,6 +3397,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 						p := r.addPath(v, &state{cwd: dir, vars: st.vars}, "cwd", idx, "tar")
 						dir = p.Real
 					case 'I', 'F':
+						filtered = filtered || ch == 'I'
 						// -I: the compressor; -F: the info script run at
 						// each volume's end
 						if v.dynamic {
@@ -3449,7 +3455,7 @@ func (r *run) tar(idx int, args []field, st *state, sc scope) error {
 			r.addPath(field{text: ".", pattern: "."}, at, "write", idx, "tar")
 			// the names the archive holds, when it can be read
 			listed := false
-			if archiveReal != "" && dir != "" && strip >= 0 && !renames && !r.scriptWrote(archiveReal) {
+			if archiveReal != "" && dir != "" && strip >= 0 && !renames && !filtered && !r.scriptWrote(archiveReal) {
 				if ms, ok := archiveMembers(archiveReal); ok {
 					r.extractMembers(idx, "tar", ms, dir, strip, at)
 					listed = true
@@ -5421,6 +5427,15 @@ func (r *run) unzipMembers(idx int, name string, args []field, st *state) bool {
 			}
 		case a.text == "-x":
 			k = len(args) // exclusions follow: fewer members, never more
+		case strings.HasPrefix(a.text, "-d") && len(a.text) > 2:
+			// -dDIR: unzip takes the value glued too
+			d := a.text[2:]
+			dir = path.Join(st.cwd, d)
+			if strings.HasPrefix(d, "/") {
+				dir = d
+			}
+		case strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.ContainsRune(a.text[1:], 'd'):
+			return false // -od DIR and the like: where it lands is not read here
 		case strings.HasPrefix(a.text, "-"):
 		case archive == nil:
 			archive = &args[k]
@@ -5477,7 +5492,11 @@ func (r *run) gitPatchWrites(idx int, sub string, rest []field, texts []string, 
 		strip = 1
 	}
 	for _, text := range texts {
-		r.patchWrites(idx, "git", text, dir, strip, st)
+		if !r.patchWrites(idx, "git", text, dir, strip, st) {
+			// a patch git applies whose names are not read here
+			r.opaqueWrites(idx, "git "+sub+" of a patch whose names the analysis does not read")
+			return
+		}
 	}
 }
 
@@ -5539,7 +5558,9 @@ func (r *run) fdExec(idx int, name string, args []field, st *state, sc scope) er
 			}
 			cmds = append(cmds, args[k+1:end])
 			k = end
-		case a.dynamic && strings.HasPrefix(t, "-"):
+		case a.dynamic && (strings.HasPrefix(t, "-") || k+1 < len(args)):
+			// a word known only at run time may be -x, and the words
+			// after it the command it runs
 			r.facts.Dynamic = append(r.facts.Dynamic, Dynamic{Kind: "nested_script", Text: name + " " + t, Cmd: idx})
 			return nil
 		case fdValueOpts[t]:

@@ -53,8 +53,8 @@ func parsePatch(text string) patchNames {
 		// or a space (GNU patch reads a name up to a time stamp after
 		// spaces): the first word, or the quoted name, is a name too
 		if strings.HasPrefix(rest, `"`) {
-			if end := closingQuote(rest); end > 0 {
-				add(rest[:end+1])
+			if q, err := strconv.QuotedPrefix(rest); err == nil {
+				add(q)
 			}
 		} else if f := strings.Fields(rest); len(f) > 1 {
 			add(f[0])
@@ -115,20 +115,6 @@ func isLinkMode(line string) bool {
 		}
 	}
 	return false
-}
-
-// closingQuote is the index of the quote that ends the C-style quoted
-// string s starts with, or -1.
-func closingQuote(s string) int {
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			return i
-		}
-	}
-	return -1
 }
 
 // stripName is name with the smallest prefix holding n slashes removed

@@ -814,10 +814,10 @@ ask contains {"rule": "ask.unsandboxed_code", "message": sprintf("%s runs code t
 }
 
 # awk '{print $1}' file: an awk program given on the command line that
-# cannot run a command, write a file or read the environment (no system,
-# pipe, redirection, getline, close, ENVIRON, PROCINFO, @include or
-# @load: a > even as a comparison counts) only reads its operands, which
-# are judged as paths. A program from a file (-f, gawk's -e/-i/-l/-E) is
+# cannot run a command, write a file, read the environment or change the
+# files it reads (no system, pipe, redirection, getline, close, ENVIRON,
+# PROCINFO, ARGV, ARGC, @include or @load: a > even as a comparison
+# counts) only reads its operands, which are judged as paths. A program from a file (-f, gawk's -e/-i/-l/-E) is
 # code nobody read.
 plain_awk(c) if {
 	c.name in {"awk", "gawk", "mawk", "nawk"}
@@ -857,7 +857,7 @@ awk_option_value(a, i) if {
 }
 
 awk_risky(prog) if {
-	some t in ["system", "|", ">", "getline", "close", "ENVIRON", "PROCINFO", "@", "fflush"]
+	some t in ["system", "|", ">", "getline", "close", "ENVIRON", "PROCINFO", "ARGV", "ARGC", "@", "fflush"]
 	contains(prog, t)
 }
 

@@ -646,6 +646,7 @@ test_ask_unsandboxed_code_not_for_plain_awk if {
 		["awk", "BEGIN {while ((\"id\" | getline l) > 0) print l}"], ["awk", "-f", "prog.awk", "x"], ["awk", "-fprog.awk"],
 		["gawk", "-e", "BEGIN{}"], ["awk", "BEGIN {print ENVIRON[\"HOME\"]}"], ["gawk", "@load \"x\"; BEGIN{}"],
 		["awk", "--exec", "p.awk"], ["awk", "$3 > 100", "f"],
+		["awk", "BEGIN {ARGV[1] = \"/home/u/.ssh/id_rsa\"; ARGC = 2} {print}", "README.md"],
 	] {
 		"ask.unsandboxed_code" in rules(object.union(simple_call(argv), {"sandboxed": false}))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -196,13 +197,19 @@ func TestStatusHWM(t *testing.T) {
 	if _, ok := statusHWM([]byte("Name:\ttoolgate\n"), "toolgate"); ok {
 		t.Error("no VmHWM line, yet a value")
 	}
-	// a real child: a shell that holds a few MiB reports them, not ours
-	p := proc{path: "/bin/sh", args: []string{"-c", "x=$(head -c 4000000 /dev/zero | tr '\\0' a); sleep 0.05"}}
+	// a real child forked from a process holding 256 MiB: its own peak
+	// (a shell, a few MiB) is reported, not what ru_maxrss carries over
+	big := make([]byte, 256<<20)
+	for i := 0; i < len(big); i += 4096 {
+		big[i] = 1
+	}
+	p := proc{path: "/bin/sh", args: []string{"-c", "sleep 0.05"}}
 	o, err := p.run()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.maxRSS <= 0 || o.maxRSS > 200<<10 {
-		t.Errorf("peak RSS %d KiB", o.maxRSS)
+	if o.maxRSS <= 0 || o.maxRSS > 64<<10 {
+		t.Errorf("peak RSS %d KiB: the forking process's memory was counted", o.maxRSS)
 	}
+	runtime.KeepAlive(big)
 }

@@ -2758,15 +2758,22 @@ func listsDots(x *syntax.CmdSubst) bool {
 	if call == nil || call.Args[0].Lit() != "ls" {
 		return false
 	}
+	args, ok := staticArgs(call)
+	return !ok || lsShowsDots(args)
+}
+
+// staticArgs is the text of a call's arguments after the name, when every
+// one is known as written.
+func staticArgs(call *syntax.CallExpr) ([]string, bool) {
 	args := make([]string, 0, len(call.Args)-1)
 	for _, a := range call.Args[1:] {
 		t, ok := staticText(a)
 		if !ok {
-			return true
+			return nil, false
 		}
 		args = append(args, t)
 	}
-	return lsShowsDots(args)
+	return args, true
 }
 
 // firstCall is the first command of a substitution that is one command
@@ -3321,15 +3328,8 @@ func gitTracked(call *syntax.CallExpr) bool {
 	if call.Args[0].Lit() != "git" {
 		return false
 	}
-	args := make([]string, 0, len(call.Args)-1)
-	for _, a := range call.Args[1:] {
-		l, ok := staticText(a)
-		if !ok {
-			return false
-		}
-		args = append(args, l)
-	}
-	return gitListsTracked(args)
+	args, ok := staticArgs(call)
+	return ok && gitListsTracked(args)
 }
 
 // gitListsTracked says whether git with these (static) arguments lists

@@ -3242,15 +3242,7 @@ func findArgs(call *syntax.CallExpr) ([]string, bool) {
 	if call.Args[0].Lit() != "find" {
 		return nil, false
 	}
-	args := make([]string, 0, len(call.Args)-1)
-	for _, a := range call.Args[1:] {
-		t, ok := staticText(a)
-		if !ok {
-			return nil, false
-		}
-		args = append(args, t)
-	}
-	return args, true
+	return staticArgs(call)
 }
 
 // listedWord marks f when w is only the output of a path lister ($(find

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -84,11 +85,14 @@ func (s *Sandbox) fixedMounts(root string, hidden []mount) []string {
 	}
 	ms = append(ms,
 		mount{"/proc", []string{"--proc", "/proc"}},
-		// Kernel settings are read-only: a box whose uid is host root
-		// could otherwise write them (core_pattern runs a program as root).
-		mount{"/proc/sys", []string{"--ro-bind", "/proc/sys", "/proc/sys"}},
 		mount{"/tmp", []string{"--size", strconv.FormatInt(s.lim.TmpBytes, 10), "--tmpfs", "/tmp"}},
 	)
+	if s.hostRoot {
+		// Kernel settings are read-only: a box whose uid is host root
+		// could otherwise write them (core_pattern runs a program as
+		// root). Any other box is kept out by their modes (root's, 0644).
+		ms = append(ms, mount{"/proc/sys", []string{"--ro-bind", "/proc/sys", "/proc/sys"}})
+	}
 	if root == "" {
 		// /var/tmp is the same private /tmp; /dev/shm lives in bwrap's
 		// own /dev tmpfs. Neither costs a mount of its own.
@@ -128,11 +132,24 @@ type secrets struct {
 // box, once the view is made (boxKeptOut depends on it).
 func (s *Sandbox) findSecrets(masked []string) secrets {
 	var sec secrets
-	// Keys of the uid, kernel memory, timers of every process.
+	// Keys of the uid, kernel memory, timers of every process. A box that
+	// is not host root gets others' bits on them (they are root's): only
+	// those it could read or write are masked. A mapped box is viewID,
+	// which owns no keys, and the kernel lists only the keys and key
+	// users of the ids the reader's user namespace maps.
 	for _, p := range []string{"/proc/keys", "/proc/key-users", "/proc/kcore", "/proc/timer_list", "/proc/sched_debug", "/proc/latency_stats", "/proc/sysrq-trigger"} {
-		if _, err := os.Stat(p); err == nil {
-			sec.mounts = append(sec.mounts, mount{p, []string{"--ro-bind", "/dev/null", p}})
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			continue
 		}
+		switch {
+		case s.hostRoot:
+		case s.mapped && (p == "/proc/keys" || p == "/proc/key-users"):
+			continue
+		case st.Uid == 0 && st.Mode&0o007 == 0:
+			continue
+		}
+		sec.mounts = append(sec.mounts, mount{p, []string{"--ro-bind", "/dev/null", p}})
 	}
 	sec.masked = masked
 	for _, p := range masked {
@@ -174,25 +191,64 @@ type hostRootFS struct {
 }
 
 // makeHostRootFS makes a view of the system directories, or walks them
-// when it cannot. bash is the view's helper.
-func makeHostRootFS(bash string) hostRootFS {
+// when it cannot. bash is the view's helper; ws the workspace, of which
+// the view makes a mapped copy where it can (mappedBox) and bubblewrap,
+// bwrap, can run as viewID.
+func makeHostRootFS(bash, ws, bwrap string) hostRootFS {
 	var dirs []string
 	for _, d := range systemDirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
 			dirs = append(dirs, d)
 		}
 	}
-	if v, err := newSysView(dirs, bash); err == nil {
+	if noMapped || !othersRun(bwrap) || !capable(unix.CAP_SETUID) || !capable(unix.CAP_SETGID) {
+		// bubblewrap is started as viewID: it must be able to run, and
+		// toolgate to give it those ids.
+		ws = ""
+	}
+	if v, err := newSysView(dirs, bash, ws); err == nil {
 		return hostRootFS{view: v}
 	}
 	return hostRootFS{rootOnly: walkRootOnly(rootOnlyTrees, rootOnlyBudget)}
 }
 
-// prefetch is a hostRootFS Prepare is making for the next New of ws.
+// noMapped keeps host-root boxes host root, so tests can exercise the
+// idmapped view and the walk.
+var noMapped bool
+
+// othersRun says whether any user may run the program at path (absolute):
+// it is executable by others and every directory above it searchable.
+func othersRun(path string) bool {
+	var st unix.Stat_t
+	if !filepath.IsAbs(path) || unix.Stat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o001 == 0 {
+		return false
+	}
+	return reachable(path, viewID, viewID)
+}
+
+// bwrapPath is the bubblewrap a sandbox with Config.Bwrap bw runs (locate),
+// or "".
+func bwrapPath(bw string) string {
+	if bw == "" {
+		bw = "bwrap"
+	}
+	p, err := exec.LookPath(bw)
+	if err != nil {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return ""
+}
+
+// prefetch is a hostRootFS Prepare is making for the next New of ws
+// running bwrap.
 type prefetch struct {
-	ws   string
-	done chan struct{}
-	fs   hostRootFS
+	ws    string
+	bwrap string
+	done  chan struct{}
+	fs    hostRootFS
 }
 
 var (
@@ -222,7 +278,7 @@ func Prepare(ws string) (release func()) {
 	if _, _, hostRoot := boxOwner(real); !hostRoot {
 		return func() {}
 	}
-	p := &prefetch{ws: real, done: make(chan struct{})}
+	p := &prefetch{ws: real, bwrap: bwrapPath(""), done: make(chan struct{})}
 	prefetchMu.Lock()
 	old := prefetched
 	prefetched = p
@@ -233,7 +289,7 @@ func Prepare(ws string) (release func()) {
 	bash := lookBash()
 	go func() {
 		defer close(p.done)
-		p.fs = makeHostRootFS(bash)
+		p.fs = makeHostRootFS(bash, real, p.bwrap)
 	}()
 	return func() {
 		prefetchMu.Lock()
@@ -249,11 +305,11 @@ func Prepare(ws string) (release func()) {
 	}
 }
 
-// hostRootFSFor returns what Prepare made for ws, or makes it.
-func hostRootFSFor(ws, bash string) hostRootFS {
+// hostRootFSFor returns what Prepare made for ws and bwrap, or makes it.
+func hostRootFSFor(ws, bash, bwrap string) hostRootFS {
 	prefetchMu.Lock()
 	p := prefetched
-	if p != nil && p.ws == ws {
+	if p != nil && p.ws == ws && p.bwrap == bwrap {
 		prefetched = nil
 	} else {
 		p = nil
@@ -263,7 +319,7 @@ func hostRootFSFor(ws, bash string) hostRootFS {
 		<-p.done
 		return p.fs
 	}
-	return makeHostRootFS(bash)
+	return makeHostRootFS(bash, ws, bwrap)
 }
 
 // maskArgs hides p in the box: an empty read-only directory over a
@@ -528,12 +584,10 @@ func outermost(paths []string) []string {
 func (s *Sandbox) masks(rootOnly []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	if s.hostRoot {
-		for _, p := range rootOnly {
-			if !within(p, s.ws) {
-				seen[p] = true
-				out = append(out, p)
-			}
+	for _, p := range rootOnly {
+		if !within(p, s.ws) {
+			seen[p] = true
+			out = append(out, p)
 		}
 	}
 	for _, m := range s.cfg.Mask {
@@ -644,6 +698,16 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 		// the workspace with its guards, staged (stage.go)
 		ms = append(ms, mount{s.ws, []string{"--bind", src, s.ws}})
 		guards = nil
+	} else if s.mapped {
+		// The box binds the view's copy, and its guards from it.
+		src, err := s.mappedWS()
+		if err != nil {
+			return nil, err
+		}
+		if guards, err = fromCopy(guards, s.ws, src); err != nil {
+			return nil, err
+		}
+		ms = append(ms, mount{s.ws, []string{"--bind", src, s.ws}})
 	} else {
 		ms = append(ms, mount{s.ws, []string{"--bind", s.ws, s.ws}})
 	}
@@ -683,6 +747,58 @@ func (s *Sandbox) args(req Request) ([]string, error) {
 		return append(a, "--", s.bash, "-c", s.prologue+"exec "+s.bash+` -c "$1"`, "bash", req.Command), nil
 	}
 	return append(a, "--", s.bash, "-c", req.Command), nil
+}
+
+// A mapped box.
+//
+// A box for a root-owned workspace under a root toolgate used to be host
+// uid 0 without capabilities, hardened for it: the system directories seen
+// through idmapped copies, /proc/sys read-only and root's keys and timers
+// masked, each mask a mount in every box. Where the workspace can be
+// idmapped, such a box is instead viewID on the host, an id no one has, and
+// sees the workspace through a copy on which root's files are viewID's (and
+// what it creates there is root's on disk): on the host it is an ordinary
+// user with no files, groups or keys of its own, which the permission bits
+// alone keep out of root's files; /proc needs no mask beyond what any
+// user's box gets, and the system directories no idmapping.
+
+// mappedWS returns the view's copy of the workspace for a box that binds
+// it itself, provided it is still a copy of the workspace: a workspace
+// replaced on the host since (another directory at its path) is refused.
+func (s *Sandbox) mappedWS() (string, error) {
+	v := s.hostFS.view
+	var st unix.Stat_t
+	if err := unix.Stat(s.ws, &st); err != nil {
+		return "", fmt.Errorf("workspace: %w", err)
+	}
+	if [2]uint64{st.Dev, st.Ino} != v.wsID {
+		return "", fmt.Errorf("the workspace %s was replaced after toolgate started; start toolgate again", s.ws)
+	}
+	return v.ws, nil
+}
+
+// fromCopy rewrites the sources of guards (gitGuards, ownFiles) that lie in
+// the workspace ws to the same paths in its copy; anything it does not
+// know is an error.
+func fromCopy(guards []string, ws, copy string) ([]string, error) {
+	out := slices.Clone(guards)
+	for i := 0; i < len(out); {
+		switch out[i] {
+		case "--bind", "--ro-bind":
+			if i+2 >= len(out) {
+				return nil, fmt.Errorf("guards %q: cannot read them", guards)
+			}
+			if src := out[i+1]; within(src, ws) {
+				out[i+1] = copy + strings.TrimPrefix(src, ws)
+			}
+			i += 3
+		case "--tmpfs", "--remount-ro":
+			i += 2
+		default:
+			return nil, fmt.Errorf("guards %q: %s is not a guard", guards, out[i])
+		}
+	}
+	return out, nil
 }
 
 // gitGuards makes the workspace repository's hooks and config read-only in

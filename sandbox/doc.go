@@ -88,19 +88,31 @@
 //
 // Who the box is on the host: toolgate run by an ordinary user gives the box
 // that user's uid. Run as root, the box takes the workspace owner's uid when
-// that is not root (bwrap then runs as that user). Only a root-owned
-// workspace under a root toolgate gives a box whose processes are host uid
-// 0, without capabilities; for that case the box is hardened further: it
-// has no supplementary groups, it sees the system directories through
-// idmapped mounts on which root's files belong to an id it does not have,
-// so it may read there exactly what an ordinary user may (view.go; the user
-// namespace carrying that mapping is kept on /run/toolgate/userns for the
-// next toolgate, checked before each use; where
-// the kernel or a file system cannot idmap, everything under /etc, /opt and
-// /usr/local it could read as uid 0 and gid 0 but an ordinary user could
-// not is masked instead, whoever owns the directory it is in: a walk, past
-// 400,000 entries whatever is left unlooked at is masked whole), /proc/sys is
-// read-only, and a seccomp filter refuses keyrings, set-ID modes, io_uring,
+// that is not root (bwrap then runs as that user). A root-owned workspace
+// under a root toolgate gives a mapped box (bwrap.go, "A mapped box"): its
+// processes are viewID on the host, an id no one has, with no groups; it
+// sees the workspace through an idmapped copy on which root's files are
+// its own (what it makes there is root's on disk) and the system
+// directories through plain read-only copies, where the permission bits
+// give it what any user gets; its rlimits are set by a thread that takes
+// viewID's ids where toolgate lacks CAP_SYS_RESOURCE (limiter.go). Only
+// where the workspace cannot be idmapped (a kernel before 5.12, a file
+// system without idmapped mounts) or bwrap cannot run as viewID is the box
+// host uid 0, without capabilities, and hardened for it: no supplementary
+// groups, the system directories seen through idmapped mounts on which
+// root's files belong to an id it does not have, so it may read there
+// exactly what an ordinary user may (view.go; the user namespace carrying
+// that mapping, also the mapped box's, is kept on /run/toolgate/userns for
+// the next toolgate, checked before each use; where the kernel or a file
+// system cannot idmap at all, everything under /etc, /opt and /usr/local
+// it could read as uid 0 and gid 0 but an ordinary user could not is
+// masked instead, whoever owns the directory it is in: a walk, past
+// 400,000 entries whatever is left unlooked at is masked whole),
+// /proc/sys read-only and root's keys and timers in /proc masked. Every
+// box that is not host root gets others' permission bits on /proc's
+// root-owned files; those bits decide which of them are masked (a mapped
+// box's uid owns no keys: the kernel lists none to it). A seccomp filter
+// refuses keyrings, set-ID modes, io_uring,
 // openat2, bpf, perf_event_open, userfaultfd and new user namespaces (the
 // filter applies to every box; without one, --disable-userns does that). Descriptors toolgate inherited are closed on exec. After a command,
 // git state it planted is moved aside and the result says so (git.go), and
@@ -108,9 +120,10 @@
 // settings and hooks, .mcp.json), whose previous content is written back
 // (agentcfg.go).
 //
-// Not covered: a box that is host root can still use the file system's
-// blocks reserved for root; the pids cgroup (not RLIMIT_NPROC, which root
-// ignores) bounds its processes. Without idmapped mounts it also sees
+// Not covered: a box that is host root (no idmapped workspace) can still
+// use the file system's blocks reserved for root; the pids cgroup (not
+// RLIMIT_NPROC, which root ignores) bounds its processes. Without idmapped
+// mounts it also sees
 // root-readable files under /usr, and root-only files created after New are
 // not masked. Prefer running toolgate as an ordinary user. Nested
 // repositories that are not submodules are not inspected: git run inside

@@ -138,17 +138,21 @@ func TestHostRootBoxReadsWhatOthersMay(t *testing.T) {
 	systemDirs = append(append([]string{}, savedDirs...), dir)
 	rootOnlyTrees = append(append([]string{}, savedTrees...), dir)
 	defer func() { systemDirs, rootOnlyTrees = savedDirs, savedTrees }()
-	for _, mode := range []string{"view", "walk"} {
+	for _, mode := range []string{"mapped", "view", "walk"} {
 		t.Run(mode, func(t *testing.T) {
-			noViews = mode == "walk"
-			defer func() { noViews = false }()
+			noViews, noMapped = mode == "walk", mode != "mapped"
+			defer func() { noViews, noMapped = false, false }()
 			w := newWorld(t)
 			s := box(t, w, nil)
-			if !s.HostRoot() {
+			<-s.fixedDone
+			if mode == "mapped" {
+				if !s.mapped {
+					t.Skip("no mapped box here")
+				}
+			} else if !s.HostRoot() {
 				t.Skip("the box is not host root")
 			}
-			<-s.fixedDone
-			if (s.hostFS.view != nil) != (mode == "view") {
+			if (s.hostFS.view != nil) != (mode != "walk") {
 				t.Skipf("no %s here (view %v)", mode, s.hostFS.view != nil)
 			}
 			for _, p := range files {
@@ -194,7 +198,7 @@ func TestViewsAreRemoved(t *testing.T) {
 			t.Errorf("%s: %s is still there", what, dir)
 		}
 	}
-	v, err := newSysView([]string{"/etc"}, lookBash())
+	v, err := newSysView([]string{"/etc"}, lookBash(), "")
 	if err != nil {
 		t.Skipf("no view here: %v", err)
 	}
@@ -220,7 +224,7 @@ func TestViewsAreRemoved(t *testing.T) {
 	if err := syscall.Mount("stale", stale, "tmpfs", 0, "size=4k"); err != nil {
 		t.Fatal(err)
 	}
-	v, err = newSysView([]string{"/etc"}, lookBash())
+	v, err = newSysView([]string{"/etc"}, lookBash(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +277,7 @@ func TestViewUsernsMapsRoot(t *testing.T) {
 	}
 	// Where no view can be made at all (no user namespaces, no idmapped
 	// mounts), there is nothing to compare; where one can, both ways must.
-	probe, err := newSysView([]string{dir}, lookBash())
+	probe, err := newSysView([]string{dir}, lookBash(), "")
 	if err != nil {
 		t.Skipf("no view here: %v", err)
 	}
@@ -289,7 +293,7 @@ func TestViewUsernsMapsRoot(t *testing.T) {
 			}
 			unix.Close(fd)
 			newUserns = make
-			v, err := newSysView([]string{dir}, lookBash())
+			v, err := newSysView([]string{dir}, lookBash(), "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -332,6 +336,16 @@ func TestMayShow(t *testing.T) {
 // not touch there anyway costs no mount, and a file made readable later
 // stays hidden: the next box masks it again.
 func TestViewKeepsTheMasks(t *testing.T) {
+	for _, mode := range []string{"mapped", "view"} {
+		t.Run(mode, func(t *testing.T) {
+			noMapped = mode != "mapped"
+			defer func() { noMapped = false }()
+			viewKeepsTheMasks(t, mode == "mapped")
+		})
+	}
+}
+
+func viewKeepsTheMasks(t *testing.T, mapped bool) {
 	dir, _ := rootTree(t)
 	savedDirs := systemDirs
 	systemDirs = append(append([]string{}, savedDirs...), dir)
@@ -341,8 +355,8 @@ func TestViewKeepsTheMasks(t *testing.T) {
 		c.Mask = []string{dir + "/pub", dir + "/secret", dir + "/private", dir + "/listonly/*"}
 	})
 	<-s.fixedDone
-	if !s.HostRoot() || s.hostFS.view == nil {
-		t.Skip("the box is not host root on a view")
+	if s.mapped != mapped || (!mapped && !s.HostRoot()) || s.hostFS.view == nil {
+		t.Skip("the box is not host root on a view, or not mapped")
 	}
 	want := []string{dir + "/listonly/key", dir + "/listonly/ok", dir + "/private", dir + "/pub", dir + "/secret"}
 	if !slices.Equal(s.maskedPaths, want) {

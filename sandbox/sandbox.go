@@ -209,6 +209,10 @@ type Sandbox struct {
 	// hostFS (set with fixed).
 	hostRoot bool
 	hostFS   hostRootFS
+	// mapped: the box is viewID on the host and sees the workspace through
+	// the view's idmapped copy (mappedBox); set with fixed, as are
+	// hostRoot and cred, which it changes.
+	mapped bool
 	// stage is the workspace staged with its guards (stage.go).
 	stage    stagedWS
 	seccomp  []byte
@@ -399,7 +403,12 @@ func New(cfg Config) (*Sandbox, error) {
 			early := make(chan []string, 1)
 			go func() { early <- s.masks(nil) }()
 			if s.hostRoot {
-				s.hostFS = hostRootFSFor(ws, s.bash)
+				s.hostFS = hostRootFSFor(ws, s.bash, bwrapPath(cfg.Bwrap))
+				if s.hostFS.view != nil && s.hostFS.view.ws != "" {
+					// A mapped box (mappedBox): viewID on the host.
+					s.hostRoot, s.mapped = false, true
+					s.cred = &syscall.Credential{Uid: viewID, Gid: viewID, Groups: []uint32{}}
+				}
 			}
 			masked := <-early
 			if len(s.hostFS.rootOnly) > 0 {
@@ -491,7 +500,12 @@ func closeInheritedFDs() {
 
 // HostRoot says whether the box's processes are root on the host (without
 // capabilities): toolgate runs as root and the workspace belongs to root.
-func (s *Sandbox) HostRoot() bool { return s.hostRoot }
+func (s *Sandbox) HostRoot() bool {
+	if s.fixedDone != nil {
+		<-s.fixedDone
+	}
+	return s.hostRoot
+}
 
 func realDir(p string) (string, error) {
 	if p == "" {
@@ -1125,6 +1139,19 @@ func capable(c int) bool {
 // RLIMIT_NPROC counts the box's processes only (not every process of the
 // user on the host).
 func (s *Sandbox) setRlimits(pid int) error {
+	if s.mapped && !capable(unix.CAP_SYS_RESOURCE) {
+		t, err := viewIDThread()
+		if err != nil {
+			return fmt.Errorf("cannot take the box's ids to set its rlimits: %w", err)
+		}
+		err = errGone
+		t.do(func() { err = s.prlimits(pid) })
+		return err
+	}
+	return s.prlimits(pid)
+}
+
+func (s *Sandbox) prlimits(pid int) error {
 	core, fsize, cpu, nproc, as := s.limitsValues()
 	set := []struct {
 		res int

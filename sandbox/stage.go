@@ -74,7 +74,7 @@ func (s *Sandbox) staged(guards []string) string {
 	st.gen++
 	dir := filepath.Join(v.dir, "ws-"+strconv.Itoa(st.gen))
 	err := errGone
-	v.ns.do(func() { err = stageWS(dir, s.ws, guards) })
+	v.ns.do(func() { err = stageWS(dir, s.ws, guards, v.nsfd) })
 	if err != nil {
 		// Not worth trying for every box: they mount the guards themselves.
 		st.off = true
@@ -122,14 +122,21 @@ func stageKey(ws string, guards []string) (string, bool) {
 }
 
 // stageWS binds ws at dir (made here), private, and mounts guards in it as
-// bubblewrap would in the box. On error nothing is left at dir.
-func stageWS(dir, ws string, guards []string) (err error) {
+// bubblewrap would in the box. With nsfd >= 0 (a mapped box's view) the
+// bind is a writable idmapped copy (copyTree). On error nothing is left
+// at dir.
+func stageWS(dir, ws string, guards []string, nsfd int) (err error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
 	attached := false
 	defer undoOnError(&err, dir, &attached)
-	if err := unix.Mount(ws, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+	if nsfd >= 0 {
+		err = copyTree(ws, dir, nsfd, false)
+	} else {
+		err = unix.Mount(ws, dir, "", unix.MS_BIND|unix.MS_REC, "")
+	}
+	if err != nil {
 		return err
 	}
 	attached = true
@@ -214,7 +221,7 @@ func ReplayWorkspace(dir, ws string) (remove func(), err error) {
 		return nil, err
 	}
 	s := &Sandbox{ws: real}
-	if err := stageWS(dir, real, append(s.gitGuards(), s.ownFiles()...)); err != nil {
+	if err := stageWS(dir, real, append(s.gitGuards(), s.ownFiles()...), -1); err != nil {
 		return nil, err
 	}
 	return func() { unstage(dir) }, nil

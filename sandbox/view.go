@@ -56,6 +56,15 @@ type sysView struct {
 	// ns is the mount namespace the view's mounts are in (mountns.go);
 	// nil for the host's, where none of toolgate's own could be made.
 	ns *mountNS
+	// ws, when set, is a writable copy of the workspace on which uid and
+	// gid 0 are viewID, for a box that is viewID on the host (a mapped
+	// box, see mappedBox); the copies of the system directories are then
+	// plain read-only binds. wsID is the workspace's device and inode it
+	// was made of; nsfd the user namespace of the mapping, kept open for
+	// the workspace staged later (stage.go).
+	ws   string
+	wsID [2]uint64
+	nsfd int
 }
 
 // viewBase is the root-only directory that holds the staging directories.
@@ -84,7 +93,12 @@ func viewBase() (string, error) {
 // bash, used when there is no cat: either waits while its standard input is
 // open, holding the user namespace that carries the mapping while the
 // mounts are made.
-func newSysView(dirs []string, helper string) (v *sysView, err error) {
+//
+// With ws set (the workspace, when the box may be a mapped one) it first
+// tries a writable idmapped copy of ws; where that works, the box will be
+// viewID on the host rather than root, and the system directories need no
+// idmapping: their copies are plain.
+func newSysView(dirs []string, helper, ws string) (v *sysView, err error) {
 	if noViews {
 		return nil, errors.New("views are off")
 	}
@@ -99,28 +113,50 @@ func newSysView(dirs []string, helper string) (v *sysView, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer unix.Close(nsfd)
+	defer func() {
+		if v == nil || v.ws == "" {
+			unix.Close(nsfd)
+		}
+	}()
 
 	var nonce [6]byte
 	_, _ = rand.Read(nonce[:])
 	dir := filepath.Join(base, "view-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(nonce[:]))
-	v = &sysView{dir: dir, paths: map[string]string{}}
+	v = &sysView{dir: dir, paths: map[string]string{}, nsfd: -1}
 	if ns, err := ownMountNS(); err == nil {
 		v.ns = ns
 	}
-	if !v.ns.do(func() { err = v.attach(dirs, nsfd) }) {
+	if v.ns == nil {
+		// bubblewrap running as viewID could not enter the staging
+		// directory in the host's namespace, which only root may.
+		ws = ""
+	}
+	if !v.ns.do(func() { err = v.attach(dirs, nsfd, ws, v.ns != nil) }) {
 		err = errGone
 	}
 	if err != nil {
+		v = nil
 		return nil, err
+	}
+	if v.ws != "" {
+		v.nsfd = nsfd
 	}
 	return v, nil
 }
 
 // attach makes the staging directory with the copies of dirs and the
 // root, in the view's namespace; on error nothing is left.
-func (v *sysView) attach(dirs []string, nsfd int) (err error) {
+func (v *sysView) attach(dirs []string, nsfd int, ws string, private bool) (err error) {
 	dir := v.dir
+	mode := "0700"
+	if private {
+		if err := privateBase(filepath.Dir(dir)); err != nil {
+			return err
+		}
+		// bubblewrap, as viewID, must reach the copies: the base is this
+		// namespace's own, so no one else can.
+		mode = "0711"
+	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
@@ -128,7 +164,7 @@ func (v *sysView) attach(dirs []string, nsfd int) (err error) {
 	defer undoOnError(&err, dir, &mounted)
 	// A tmpfs of its own, made private: the trees attached in it do not
 	// propagate to other mount namespaces.
-	if err := unix.Mount("toolgate-view", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0700,size=64k"); err != nil {
+	if err := unix.Mount("toolgate-view", dir, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode="+mode+",size=64k"); err != nil {
 		return fmt.Errorf("staging tmpfs: %w", err)
 	}
 	mounted = true
@@ -142,6 +178,18 @@ func (v *sysView) attach(dirs []string, nsfd int) (err error) {
 	if err := unix.Mount("toolgate-root", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=256k"); err != nil {
 		return fmt.Errorf("root tmpfs: %w", err)
 	}
+	if ws != "" {
+		// The workspace first: where it cannot be idmapped (a kernel or a
+		// file system without idmapped mounts) the box stays host root and
+		// the system directories are idmapped instead.
+		var st unix.Stat_t
+		dst := filepath.Join(dir, "workspace")
+		if err := unix.Stat(ws, &st); err == nil && copyTree(ws, dst, nsfd, false) == nil {
+			v.ws, v.wsID = dst, [2]uint64{st.Dev, st.Ino}
+		} else {
+			_ = os.Remove(dst)
+		}
+	}
 	v.inRoot = map[string]bool{}
 	for _, d := range dirs {
 		dst := filepath.Join(dir, strings.ReplaceAll(strings.TrimPrefix(d, "/"), "/", "_"))
@@ -149,7 +197,11 @@ func (v *sysView) attach(dirs []string, nsfd int) (err error) {
 			dst = filepath.Join(root, d)
 			v.inRoot[d] = true
 		}
-		if err := idmapCopy(d, dst, nsfd); err != nil {
+		fd := nsfd
+		if v.ws != "" {
+			fd = -1 // a mapped box is no one's on the host: a plain copy
+		}
+		if err := copyTree(d, dst, fd, true); err != nil {
 			return fmt.Errorf("%s: %w", d, err)
 		}
 		v.paths[d] = dst
@@ -257,28 +309,53 @@ func makeRoot(root string) error {
 	return nil
 }
 
-// idmapCopy attaches at dst (made here) a read-only copy of the mount tree
-// at src on which uid/gid 0 is viewID and every other id unmapped.
-func idmapCopy(src, dst string, nsfd int) error {
+// copyTree attaches at dst (made here, or there already when it is an
+// empty directory) a copy of the mount tree at src, nosuid and nodev,
+// read-only if readOnly. With nsfd >= 0 the copy is idmapped: uid/gid 0
+// is viewID on it and every other id unmapped.
+func copyTree(src, dst string, nsfd int, readOnly bool) error {
 	fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
 	if err != nil {
 		return fmt.Errorf("open_tree: %w", err)
 	}
 	defer unix.Close(fd)
-	attr := unix.MountAttr{
-		Attr_set:  unix.MOUNT_ATTR_IDMAP | unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV,
-		Userns_fd: uint64(nsfd),
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	if readOnly {
+		attr.Attr_set |= unix.MOUNT_ATTR_RDONLY
+	}
+	if nsfd >= 0 {
+		attr.Attr_set |= unix.MOUNT_ATTR_IDMAP
+		attr.Userns_fd = uint64(nsfd)
 	}
 	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &attr); err != nil {
-		return fmt.Errorf("idmap: %w", err)
+		return fmt.Errorf("mount_setattr: %w", err)
 	}
-	if err := os.Mkdir(dst, 0o700); err != nil {
+	if err := os.Mkdir(dst, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, dst, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 		return fmt.Errorf("move_mount: %w", err)
 	}
 	return nil
+}
+
+// privateBase makes base, in toolgate's own mount namespace, a tmpfs of
+// that namespace (once): the views made in it are then out of every other
+// namespace's reach whatever its mode, and its mode lets bubblewrap
+// running as viewID pass through it. On the host base stays the
+// directory only root may enter (viewBase).
+func privateBase(base string) error {
+	var fs unix.Statfs_t
+	if unix.Statfs(base, &fs) == nil && fs.Type == unix.TMPFS_MAGIC {
+		var st, parent unix.Stat_t
+		if unix.Stat(base, &st) == nil && unix.Stat(filepath.Dir(base), &parent) == nil && st.Dev != parent.Dev {
+			return nil // mounted here already
+		}
+	}
+	if err := unix.Mount("toolgate-base", base, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0711,size=64k"); err != nil {
+		return fmt.Errorf("staging base: %w", err)
+	}
+	return unix.Mount("", base, "", unix.MS_PRIVATE, "")
 }
 
 // idmapUserns returns a descriptor of a user namespace that maps only id 0,
@@ -531,8 +608,15 @@ func (v *sysView) close() {
 	if v == nil {
 		return
 	}
-	v.ns.do(func() { _ = unix.Unmount(v.dir, unix.MNT_DETACH) })
+	v.ns.do(func() {
+		_ = unix.Unmount(v.dir, unix.MNT_DETACH)
+		_ = os.Remove(v.dir)
+	})
 	_ = os.Remove(v.dir)
+	if v.nsfd >= 0 {
+		unix.Close(v.nsfd)
+		v.nsfd = -1
+	}
 }
 
 // removeStaleViews removes the staging directories of toolgate processes

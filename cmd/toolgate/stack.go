@@ -133,7 +133,7 @@ func (x *execFlags) openSandbox(ctx context.Context, g *gate.Gate, mode sandbox.
 				break
 			}
 		}
-		if sb.HostRoot() && sb.CgroupError() != nil {
+		if sb.CgroupError() != nil && sb.HostRoot() {
 			// Root ignores RLIMIT_NPROC: without a pids cgroup only the
 			// timeout bounds a fork bomb.
 			fmt.Fprintf(errOut, "toolgate: warning: boxes are host root and get no cgroup (%v): nothing but the timeout bounds their processes; run toolgate as an ordinary user or let it create cgroups\n", sb.CgroupError())

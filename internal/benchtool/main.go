@@ -316,6 +316,12 @@ func (b *bench) setup() error {
 		return err
 	}
 	b.tmp = tmp
+	// Others may pass through (not list) it: row 3's bwrap stand-in lies
+	// below, and toolgate runs bwrap as an unprivileged id for a root-owned
+	// workspace only where any user can run it (sandbox's mapped box).
+	if err := os.Chmod(tmp, 0o711); err != nil {
+		return err
+	}
 	fix := filepath.Join(tmp, "fixture")
 	if err := os.Mkdir(fix, 0o755); err != nil {
 		return err

@@ -54,6 +54,10 @@ func (b *bench) captureCommandLine(tg, bwrap, input string) (captured, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return captured{}, err
 	}
+	// bwrap may run as another id than the bench's (sandbox's mapped box).
+	if err := os.Chmod(dir, 0o1777); err != nil {
+		return captured{}, err
+	}
 	script := fmt.Sprintf(recorder, shellQuote(dir), shellQuote(bwrap))
 	if err := os.WriteFile(filepath.Join(dir, "bwrap"), []byte(script), 0o755); err != nil {
 		return captured{}, err

@@ -151,6 +151,17 @@ func (s *Sandbox) findSecrets(masked []string) secrets {
 		}
 		sec.mounts = append(sec.mounts, mount{p, []string{"--ro-bind", "/dev/null", p}})
 	}
+	if s.hostRoot {
+		// Root's by their modes only, so a box that is host root (no
+		// capabilities) could write IRQ affinities and PCI devices'
+		// settings and read the kernel's heap and page tables; any other
+		// box is kept out by the modes.
+		for _, p := range []string{"/proc/irq", "/proc/bus", "/proc/scsi", "/proc/driver", "/proc/slabinfo", "/proc/vmallocinfo", "/proc/pagetypeinfo", "/proc/kpagecount", "/proc/kpageflags", "/proc/kpagecgroup"} {
+			if fi, err := os.Stat(p); err == nil {
+				sec.mounts = append(sec.mounts, mount{p, maskArgs(p, fi.IsDir())})
+			}
+		}
+	}
 	sec.masked = masked
 	for _, p := range masked {
 		fi, err := os.Lstat(p)

@@ -161,6 +161,11 @@ func TestHostRootBoxReadsWhatOthersMay(t *testing.T) {
 					t.Errorf("%s: read %v, want %v (%q)", p, got, readable[p], out)
 				}
 			}
+			// Nor root's kernel heap, IRQ and bus settings in /proc.
+			if out := output(run(t, s, `cat /proc/slabinfo /proc/vmallocinfo 2>/dev/null | head -3
+for f in /proc/irq/*/smp_affinity; do [ -f "$f" ] && (cat "$f" > "$f") 2>/dev/null && echo "WROTE $f"; done`)); strings.TrimSpace(out) != "" {
+				t.Errorf("the box sees root's /proc files:\n%s", out)
+			}
 			// The view's staging directory is not in the box.
 			if s.hostFS.view != nil {
 				if out := output(run(t, s, "test -e "+s.hostFS.view.dir+" && echo VISIBLE")); strings.Contains(out, "VISIBLE") {

@@ -1107,7 +1107,15 @@ func (s *Sandbox) limitsValues() (core, fsize, cpu, nproc, as uint64) {
 	if !s.cg.hasMemory() {
 		as = uint64(2 * s.lim.MemoryBytes)
 	}
-	return 0, uint64(s.lim.FileSizeBytes), uint64(c), uint64(s.lim.Procs), as
+	nproc = uint64(s.lim.Procs)
+	if s.cg != nil {
+		// The pids cgroup bounds the box and counts what it refused
+		// (pids.events), which the result reports; RLIMIT_NPROC, at the
+		// same count, would refuse first and silently. It stays a
+		// backstop.
+		nproc *= 2
+	}
+	return 0, uint64(s.lim.FileSizeBytes), uint64(c), nproc, as
 }
 
 // limitsPrologue is the shell text that sets the rlimits in the box before

@@ -1123,7 +1123,22 @@ func TestMappedBoxIsNoOnesOnTheHost(t *testing.T) {
 	if err := os.Chown(theirs, 4321, 4321); err != nil {
 		t.Fatal(err)
 	}
+	// Other owners' and groups' entries keep what their modes give: a
+	// shared group's directory, another user's open one.
+	shared, open := filepath.Join(w.ws, "shared"), filepath.Join(w.ws, "open")
+	for d, ids := range map[string][3]int{shared: {0, 1000, 0o2775}, open: {1000, 1000, 0o777}} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(d, ids[0], ids[1]); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, os.FileMode(ids[2]&0o777)|os.ModeSetgid*os.FileMode(ids[2]>>10&1)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	res := run(t, s, `id -u; touch made.txt && echo MADE; cat theirs.txt; echo x >> theirs.txt || echo NOWRITE
+touch shared/a && echo SHARED; touch open/b && echo OPEN
 cat /proc/keys /proc/key-users; cat /proc/timer_list >/dev/null 2>&1 || echo NOTIMERS
 echo '|/bin/false' > /proc/sys/kernel/core_pattern 2>/dev/null || echo NOSYSCTL
 touch .git/hooks/x 2>/dev/null || echo NOHOOK; ulimit -u`)
@@ -1132,7 +1147,7 @@ touch .git/hooks/x 2>/dev/null || echo NOHOOK; ulimit -u`)
 		procs *= 2 // the pids cgroup bounds it first
 	}
 	out := output(res)
-	for _, want := range []string{"1000\n", "MADE", "THEIRS", "NOWRITE", "NOTIMERS", "NOSYSCTL", "NOHOOK", strconv.Itoa(procs)} {
+	for _, want := range []string{"1000\n", "MADE", "THEIRS", "NOWRITE", "SHARED", "OPEN", "NOTIMERS", "NOSYSCTL", "NOHOOK", strconv.Itoa(procs)} {
 		if !strings.Contains(out, want) {
 			t.Errorf("box output lacks %q:\n%s", want, out)
 		}

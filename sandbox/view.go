@@ -456,9 +456,18 @@ func keep(nsfd int, path string) {
 	}
 }
 
-// checkUserns checks that nsfd maps root to viewID, on an idmapped copy of
-// probe (a directory of root's) that is never attached anywhere.
+// checkUserns checks that nsfd maps ids as idMap says, on an idmapped copy
+// of probe (a directory of root's only, the view base) that is never
+// attached anywhere: probe itself is viewID's there, and of the two files
+// it keeps in probe, one of an ordinary id shows as its own and one of
+// viewID's as nobody's (unmapped).
 func checkUserns(nsfd int, probe string) error {
+	other, top := filepath.Join(probe, "id-other"), filepath.Join(probe, "id-view")
+	for f, id := range map[string]int{other: 4242, top: viewID} {
+		if err := idFile(f, id); err != nil {
+			return err
+		}
+	}
 	fd, err := unix.OpenTree(unix.AT_FDCWD, probe, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
 	if err != nil {
 		return fmt.Errorf("open_tree: %w", err)
@@ -478,7 +487,43 @@ func checkUserns(nsfd int, probe string) error {
 	if orig.Uid != 0 || st.Uid != viewID || (orig.Gid == 0) != (st.Gid == viewID) {
 		return fmt.Errorf("the user namespace shows %s (%d:%d) as %d:%d, not as %d", probe, orig.Uid, orig.Gid, st.Uid, st.Gid, viewID)
 	}
+	for name, want := range map[string]uint32{"id-other": 4242, "id-view": overflowID()} {
+		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+		if st.Uid != want || st.Gid != want {
+			return fmt.Errorf("the user namespace shows %s as %d:%d, not as %d", filepath.Join(probe, name), st.Uid, st.Gid, want)
+		}
+	}
 	return nil
+}
+
+// idFile makes path a regular file of id's (uid and gid), if it is not.
+func idFile(path string, id int) error {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Uid == uint32(id) && st.Gid == uint32(id) {
+		return nil
+	}
+	_ = os.Remove(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Lchown(path, id, id)
+}
+
+// overflowID is the id the kernel shows for an unmapped one.
+func overflowID() uint32 {
+	b, err := os.ReadFile("/proc/sys/kernel/overflowuid")
+	if err != nil {
+		return 65534
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 65534
+	}
+	return uint32(n)
 }
 
 // holder is the command that holds a user namespace while its mapping is
@@ -491,8 +536,14 @@ func holder(helper string) []string {
 	return []string{helper, "-c", "read -r _"}
 }
 
-// idMap is the mapping of a view's user namespace: id 0 is viewID.
-var idMap = "0 " + strconv.Itoa(viewID) + " 1\n"
+// idMap is the mapping of a view's user namespace: id 0 is viewID, and
+// every id from 1 up to viewID itself. An unmapped owner or group makes
+// an inode unwritable on an idmapped mount (whatever its mode), so a
+// mapped box's workspace keeps its other owners' and groups' files as
+// their modes say; on the system directories' copies the host-root box,
+// ids 0 only, gets others' bits on them either way. viewID itself, and
+// everything above it, stays unmapped: only root's files are viewID's.
+var idMap = "0 " + strconv.Itoa(viewID) + " 1\n1 1 " + strconv.Itoa(viewID-1) + "\n"
 
 // unshareUserns has `unshare --user` enter a new user namespace and hold
 // it, waits until it has (its namespace link changes), and writes the
@@ -576,8 +627,8 @@ func forkUserns(helper string) (int, error) {
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: viewID, Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: viewID, Size: 1}},
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: viewID, Size: 1}, {ContainerID: 1, HostID: 1, Size: viewID - 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: viewID, Size: 1}, {ContainerID: 1, HostID: 1, Size: viewID - 1}},
 		Pdeathsig:   syscall.SIGKILL,
 	}
 	if err := cmd.Start(); err != nil {

@@ -33,7 +33,7 @@ func viewIDThread() (*idThread, error) {
 	limiterOnce.Do(func() {
 		t := &idThread{calls: make(chan func()), dead: make(chan struct{})}
 		ready := make(chan error, 1)
-		go t.loop(ready)
+		go t.loop(ready, nil)
 		if limiterErr = <-ready; limiterErr == nil {
 			limiter = t
 		}
@@ -41,18 +41,23 @@ func viewIDThread() (*idThread, error) {
 	return limiter, limiterErr
 }
 
-func (t *idThread) loop(ready chan<- error) {
+func (t *idThread) loop(ready chan<- error, held chan struct{}) {
 	// Never unlocked: the thread ends with this goroutine.
 	runtime.LockOSThread()
-	defer close(t.dead)
+	if held != nil {
+		close(held)
+	}
 	if unix.Gettid() == unix.Getpid() {
-		// Not the main thread, whose ids /proc/self shows for the process.
-		done := make(chan struct{})
-		go func() { t.loop(ready); close(done) }()
-		<-done
+		// Not the main thread, whose ids /proc/self shows for the
+		// process: another one, started while this one is held, so it
+		// cannot be this.
+		h := make(chan struct{})
+		go t.loop(ready, h)
+		<-h
 		runtime.UnlockOSThread()
 		return
 	}
+	defer close(t.dead)
 	id := uintptr(viewID)
 	if _, _, e := syscall.RawSyscall(syscall.SYS_SETGROUPS, 0, 0, 0); e != 0 {
 		ready <- e

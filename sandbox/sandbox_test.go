@@ -1169,3 +1169,29 @@ touch .git/hooks/x 2>/dev/null || echo NOHOOK; ulimit -u`)
 		}
 	}
 }
+
+// The thread that sets a mapped box's rlimits holds viewID's ids, and the
+// process (its main thread, what /proc/self shows) stays root.
+func TestViewIDThreadKeepsItsIDsToItself(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("toolgate is not root")
+	}
+	th, err := viewIDThread()
+	if err != nil {
+		t.Skipf("no id thread here: %v", err)
+	}
+	var uid, euid int
+	if !th.do(func() { uid, euid = syscall.Getuid(), syscall.Geteuid() }) {
+		t.Fatal("the thread is gone")
+	}
+	if uid != viewID || euid != viewID {
+		t.Errorf("the thread runs as %d/%d, want %d", uid, euid, viewID)
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "\nUid:\t0\t0\t0\t0\n") {
+		t.Errorf("the process is no longer root:\n%s", b)
+	}
+}

@@ -493,3 +493,43 @@ func TestCollectedLinesVerify(t *testing.T) {
 		t.Fatalf("collected files: %d decisions, %v", res.Decisions, res.Problem)
 	}
 }
+
+// AppendDeferred leaves a record for the next fsync under --fsync always:
+// Sync or the next Append puts it on disk, and the chain is as with Append.
+// Other modes append as Append does.
+func TestAppendDeferredIsSyncedByWhatFollows(t *testing.T) {
+	for _, mode := range []Fsync{FsyncAlways, FsyncBatch} {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		l, err := Open(Options{Path: path, Fsync: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.AppendDeferred(Record{Kind: KindOutcome, ID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		if mode == FsyncAlways && !l.dirty {
+			t.Errorf("%s: a deferred record was synced at once", mode)
+		}
+		if _, err := l.Append(Record{Kind: KindDecision, ID: "b"}); err != nil {
+			t.Fatal(err)
+		}
+		if mode == FsyncAlways && l.dirty {
+			t.Errorf("%s: the next Append left the deferred record unsynced", mode)
+		}
+		if _, err := l.AppendDeferred(Record{Kind: KindOutcome, ID: "b"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		if mode == FsyncAlways && l.dirty {
+			t.Errorf("%s: Sync left a record unsynced", mode)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if res := Verify([]string{path}, VerifyOptions{}); res.Problem != nil || res.LastSeq < 3 {
+			t.Errorf("%s: verify: %+v", mode, res)
+		}
+	}
+}

@@ -379,6 +379,55 @@ func (l *Log) Append(r Record) (Record, error) {
 	return r, err
 }
 
+// AppendDeferred writes r as Append does, but with FsyncAlways it leaves r
+// unsynced until the next Append, AppendAll, Sync or Close, whose fsync
+// then covers it too: one sync for two records. The caller must call Sync
+// (a no-op once a later append synced) before it tells anyone about r.
+// A checkpoint or rotation it triggers is synced as usual.
+func (l *Log) AppendDeferred(r Record) (Record, error) {
+	if l.o.Fsync != FsyncAlways {
+		return l.Append(r)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return r, errors.New("audit log is closed")
+	}
+	if l.failed != nil {
+		return r, l.failed
+	}
+	err := l.locked(func() error {
+		l.deferSync = true
+		err := l.write(&r, l.seq+1, l.hash)
+		l.deferSync = false
+		if err != nil {
+			return err
+		}
+		l.mine++
+		if l.o.Key != nil && r.Seq%l.o.CheckpointEvery == 0 {
+			if err := l.checkpoint(); err != nil {
+				return err
+			}
+		}
+		if l.o.MaxBytes > 0 && l.size >= l.o.MaxBytes {
+			return l.rotate()
+		}
+		return nil
+	})
+	return r, err
+}
+
+// Sync puts on disk, with FsyncAlways, what AppendDeferred left unsynced;
+// nothing otherwise (FsyncBatch keeps its own schedule).
+func (l *Log) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || !l.dirty || l.o.Fsync != FsyncAlways {
+		return nil
+	}
+	return l.fsync()
+}
+
 // AppendAll writes rs as the next records of the log, in order, under one
 // hold of the file lock and (with FsyncAlways) one fsync after the last:
 // a group commit. It returns how many records were written; when that is

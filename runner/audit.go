@@ -15,6 +15,18 @@ type Auditor struct {
 	Source string   // check, run, mcp, …
 	Policy string   // policy digest
 	Mask   []string // argument fields stored as size + SHA-256
+	// DeferOutcomes leaves outcome records for the next record's fsync
+	// (audit.Log.AppendDeferred): the front end calls Sync before it
+	// shows the call's result to anyone.
+	DeferOutcomes bool
+}
+
+// Sync puts on disk the outcome records DeferOutcomes left unsynced.
+func (a *Auditor) Sync() error {
+	if a == nil || a.Log == nil {
+		return nil
+	}
+	return a.Log.Sync()
 }
 
 // AuditMask returns data.toolgate.config.audit_mask, or audit.DefaultMask.
@@ -148,6 +160,11 @@ func (a *Auditor) OutcomeWith(policy string, rec *Record) error {
 		Truncated: rec.Truncated, Ran: &ran, Sandbox: rec.Sandbox, Policy: policy,
 		PolicyRevision: gate.RevisionOf(policy),
 	}
-	_, err := a.Log.Append(r)
+	var err error
+	if a.DeferOutcomes {
+		_, err = a.Log.AppendDeferred(r)
+	} else {
+		_, err = a.Log.Append(r)
+	}
 	return err
 }

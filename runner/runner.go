@@ -76,10 +76,19 @@ type Runner struct {
 	g atomic.Pointer[gate.Gate]
 	// promptMu keeps prompts one at a time.
 	promptMu sync.Mutex
+	// beforeRun: see BeforeRun.
+	beforeRun func()
 }
 
 // Gate is the gate calls are decided with.
 func (r *Runner) Gate() *gate.Gate { return r.g.Load() }
+
+// BeforeRun has fn called each time the calls of a group were decided and
+// their decisions recorded (on disk, with --fsync always) and before any
+// of them runs. `run` writes the answer it held back for the line before
+// then: the decision's fsync covered that line's outcome record too. Not
+// safe to change while Line runs.
+func (r *Runner) BeforeRun(fn func()) { r.beforeRun = fn }
 
 // SetGate makes later calls use g (a reloaded policy); calls already being
 // decided finish with the gate they started with.
@@ -186,6 +195,9 @@ func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
 			out[i].Args = call.Args
 		}
 		jobs = append(jobs, job{i, call, res})
+	}
+	if len(jobs) > 0 && r.beforeRun != nil {
+		r.beforeRun()
 	}
 	if len(jobs) == 1 {
 		r.execute(ctx, jobs[0].call, jobs[0].res, &out[jobs[0].i])

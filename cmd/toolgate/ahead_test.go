@@ -177,3 +177,57 @@ func killRunWhen(t *testing.T, ws string, lines []string, present func() bool) (
 	}
 	return true
 }
+
+// With --fsync always, the answer to a line whose next line is already
+// read waits for that line's decision record (one fsync for both), but it
+// is out before the next call runs: here the next call reads the answers
+// written so far, and finds the first. The log holds every record, intact.
+func TestRunHeldAnswerGoesOutBeforeTheNextCallRuns(t *testing.T) {
+	needBwrap(t)
+	ws := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	answers, err := os.Create(filepath.Join(ws, "answers.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer answers.Close()
+	in := strings.Join([]string{
+		// the first box is the sandbox's probe: nothing is read ahead of it
+		execLine("probe", "true"),
+		execLine("first", "echo one"),
+		execLine("second", "cat answers.jsonl"),
+		execLine("third", "rm -rf /"),
+		execLine("fourth", "true"),
+	}, "\n") + "\n"
+	var errb bytes.Buffer
+	if code := execute([]string{"run", "--workspace", ws, "--approve", "deny", "--audit", logPath, "--fsync", "always"}, strings.NewReader(in), answers, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	b, err := os.ReadFile(answers.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	var second string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct{ ID, Output string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		ids = append(ids, r.ID)
+		if r.ID == "second" {
+			second = r.Output
+		}
+	}
+	if strings.Join(ids, ",") != "probe,first,second,third,fourth" {
+		t.Errorf("answers %v, want them in input order", ids)
+	}
+	if !strings.Contains(second, `"id":"first"`) {
+		t.Errorf("the second call ran before the first's answer was out: it read %q", second)
+	}
+	out, errs, code := run(t, "", "audit", "verify", logPath)
+	if code != 0 || !strings.Contains(out, "5 decisions, 4 outcomes") {
+		t.Errorf("audit verify: exit %d: %s %s", code, out, errs)
+	}
+}

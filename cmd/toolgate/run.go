@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -82,7 +83,48 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 	defer w.Flush()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	answer := func(line []byte, n int, tooLong bool) error {
+	// With --fsync always each exec call synced two records: its decision
+	// before it ran and its outcome before its answer. When the next line
+	// is already read, the answer waits instead for that line's decision
+	// record, whose fsync covers the outcome too, and goes out before the
+	// next call runs (BeforeRun) or once that line is settled: no one is
+	// told of a record before it is on disk, with one fsync a call.
+	if au != nil {
+		au.DeferOutcomes = true
+	}
+	var held []runner.Record
+	var heldErr error
+	emit := func(recs []runner.Record) error {
+		if err := au.Sync(); err != nil {
+			fmt.Fprintf(errOut, "toolgate: warning: outcome records may not be on disk: %v\n", err)
+		}
+		for _, rec := range recs {
+			if err := enc.Encode(rec); err != nil {
+				return err
+			}
+		}
+		// Each answer goes out at once: an agent waits for it.
+		return w.Flush()
+	}
+	release := func() error {
+		if held == nil {
+			return nil
+		}
+		recs := held
+		held = nil
+		return emit(recs)
+	}
+	r.BeforeRun(func() {
+		if err := release(); err != nil && heldErr == nil {
+			heldErr = err
+		}
+	})
+	defer func() {
+		if rerr := release(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}()
+	answer := func(line []byte, n int, tooLong, more bool) error {
 		var recs []runner.Record
 		if tooLong {
 			res := gate.Result{ID: lineID(n), Decision: "deny", Reasons: []gate.Reason{{Rule: gate.CodeDecodeTooLarge, Message: "line exceeds the size limit; send smaller calls"}}}
@@ -95,17 +137,21 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 		} else {
 			recs = r.Line(ctx, line, n)
 		}
-		for _, rec := range recs {
-			if err := enc.Encode(rec); err != nil {
-				return err
-			}
+		if err := release(); err != nil {
+			return err
 		}
-		// Each answer goes out at once: an agent waits for it.
-		return w.Flush()
+		if heldErr != nil {
+			return heldErr
+		}
+		if more {
+			held = recs
+			return nil
+		}
+		return emit(recs)
 	}
 	if mode != sandbox.ModeBwrap {
 		return eachLine(in, gate.DefaultLimits().MaxLineBytes, func(line []byte, n int, tooLong bool, _ bool) error {
-			return answer(line, n, tooLong)
+			return answer(line, n, tooLong, false)
 		})
 	}
 	return runAhead(ctx, r, in, answer)
@@ -135,7 +181,7 @@ type queued struct {
 // line that is not one exec call may change the workspace in ways boxes
 // made before it do not see: every box made ahead is dropped before it
 // runs.
-func runAhead(ctx context.Context, r *runner.Runner, in io.Reader, answer func([]byte, int, bool) error) error {
+func runAhead(ctx context.Context, r *runner.Runner, in io.Reader, answer func(line []byte, n int, tooLong, more bool) error) error {
 	lines := make(chan *queued, aheadDepth+1)
 	readErr := make(chan error, 1)
 	stop := make(chan struct{})
@@ -215,7 +261,9 @@ func runAhead(ctx context.Context, r *runner.Runner, in io.Reader, answer func([
 		if cur.asked != nil {
 			<-cur.asked
 		}
-		err := answer(cur.line, cur.n, cur.tooLong)
+		// more: the next line is read already, so this answer may wait
+		// for its decision record (see runRun).
+		err := answer(cur.line, cur.n, cur.tooLong, len(ahead) > 0)
 		r.Forget(cur.ahead)
 		if err != nil {
 			return err

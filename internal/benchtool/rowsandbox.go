@@ -270,9 +270,12 @@ func (b *bench) rowSandbox(s *section) error {
 	if err := os.MkdirAll(plain, 0o755); err != nil {
 		return err
 	}
-	runTGIn := func(ws, input string, calls int) (time.Duration, []float64, error) {
+	runTGLog := func(ws, input string, calls int, audit string) (time.Duration, []float64, error) {
 		out := filepath.Join(dir, "run.jsonl")
-		p := proc{path: tg, args: []string{"run", "--audit", "none", "--workspace", ws}, dir: ws, env: b.env(),
+		if audit != "none" {
+			_ = os.Remove(audit) // a fresh log each run
+		}
+		p := proc{path: tg, args: []string{"run", "--audit", audit, "--workspace", ws}, dir: ws, env: b.env(),
 			stdin: input, stdout: out, stderr: filepath.Join(dir, "run.err")}
 		o, err := p.mustSucceed(p.run())
 		if err != nil {
@@ -281,7 +284,11 @@ func (b *bench) rowSandbox(s *section) error {
 		durs, err := runRecords(out, calls)
 		return o.wall, durs, err
 	}
+	runTGIn := func(ws, input string, calls int) (time.Duration, []float64, error) {
+		return runTGLog(ws, input, calls, "none")
+	}
 	runTG := func(input string, calls int) (time.Duration, []float64, error) { return runTGIn(b.ws, input, calls) }
+	auditLog := filepath.Join(dir, "run-audit.jsonl")
 	// loop times k runs of f, one after the other, and returns ms per run.
 	loop := func(k int, f func() (time.Duration, error)) (float64, error) {
 		var total time.Duration
@@ -296,8 +303,13 @@ func (b *bench) rowSandbox(s *section) error {
 	}
 
 	// Many calls per process, interleaved with as many bare runs.
-	var tgMany, tgPlain, tgOne, bareMany, sameMany, boxMs []float64
+	var tgMany, tgPlain, tgOne, tgAudit, bareMany, sameMany, boxMs []float64
 	variants := []func(int) error{
+		func(int) error {
+			d, _, err := runTGLog(b.ws, manyIn, n, auditLog)
+			tgAudit = append(tgAudit, ms(d)/float64(n))
+			return err
+		},
 		func(int) error {
 			d, durs, err := runTG(manyIn, n)
 			tgMany = append(tgMany, ms(d)/float64(n))
@@ -371,6 +383,7 @@ func (b *bench) rowSandbox(s *section) error {
 		s.add("  same, vs bwrap with toolgate's command line", "ms", tgMany).vs("same-cmd", ratios(tgMany, sameMany))
 	}
 	s.add("  same, in a workspace that is no repository", "ms", tgPlain).vs("bare", ratios(tgPlain, bareMany))
+	s.add("  same, with the audit log (--fsync always, the default)", "ms", tgAudit).vs("bare", ratios(tgAudit, bareMany))
 	s.add("toolgate run, per call, process start taken out", "ms", marginal).vs("bare", ratios(marginal, bareMany))
 	if capErr == nil {
 		s.add("  same, vs bwrap with toolgate's command line", "ms", marginal).vs("same-cmd", ratios(marginal, sameMany))

@@ -12,7 +12,9 @@
 // refused by Log and reported by Verify as a foreign line, while numbers
 // in args are kept as canonical JSON keeps them, rounded to a double's
 // precision. Log appends under an flock with one write per record and an
-// fsync (always, batch, never), follows a file another writer rotated, and
+// fsync (always, batch, never; AppendDeferred leaves one record for the
+// next append's or Sync's fsync, so run syncs once per call), follows a
+// file another writer rotated, and
 // refuses to append after a torn line. With a signing key it appends
 // Ed25519 checkpoints over (count, head) every N records and on Close, so
 // a holder of the public key can detect a whole rewrite with a recomputed

@@ -49,12 +49,15 @@
 //  3. `toolgate run --audit none` of exec `true`: 50 calls in one process
 //     (per call, and with the process start taken out by pairing it with a
 //     one-call process of the same round; also in a workspace that is no
-//     repository, which a box mounts four fewer times for) and one call per
+//     repository, which a box mounts four fewer times for; and the 50 calls
+//     with the audit log, --fsync always, the default) and one call per
 //     process, against
 //     a bare `bwrap --unshare-all --die-with-parent --new-session --ro-bind /
 //     / true` and against bwrap given toolgate's own command line. That
 //     command line is recorded by a stand-in `bwrap` script put first on
-//     toolgate's PATH (toolgate looks bwrap up on PATH), which saves its
+//     toolgate's PATH (toolgate looks bwrap up on PATH; the scratch
+//     directory lets others pass, since a root toolgate runs bwrap as an
+//     unprivileged id for a root-owned workspace), which saves its
 //     arguments and the seccomp filter and executes the real bwrap; the
 //     replay drops --info-fd/--block-fd/--sync-fd, passes the filter on
 //     fd 3 and binds a root made as a view's is (sandbox.ReplayRoot) where

@@ -670,3 +670,37 @@ func TestViewUsernsIsKept(t *testing.T) {
 	}
 	unix.Close(get(4))
 }
+
+// A root-owned workspace on a file system that cannot be idmapped (ramfs)
+// keeps the box host root, hardened as before: the view idmaps the system
+// directories instead, /proc/sys is read-only, root's keys are masked, and
+// the box still writes the workspace.
+func TestUnmappableWorkspaceKeepsTheHostRootBox(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("views are made for root only")
+	}
+	ws := t.TempDir()
+	if err := unix.Mount("toolgate-test", ws, "ramfs", 0, "mode=0755"); err != nil {
+		t.Skipf("cannot mount a ramfs here: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(ws, unix.MNT_DETACH) })
+	w := world{ws: ws, home: t.TempDir(), outside: t.TempDir()}
+	s := box(t, w, nil)
+	<-s.fixedDone
+	if s.hostFS.view == nil {
+		t.Skip("no view here")
+	}
+	if s.mapped || !s.HostRoot() {
+		t.Fatalf("mapped %v, host root %v: want the host-root box", s.mapped, s.HostRoot())
+	}
+	res := run(t, s, `touch made && echo MADE; echo x > /proc/sys/kernel/core_pattern 2>/dev/null || echo NOSYSCTL; cat /proc/keys; echo END`)
+	out := output(res)
+	for _, want := range []string{"MADE", "NOSYSCTL", "END"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("box output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "keyring") {
+		t.Errorf("the host-root box lists root's keys:\n%s", out)
+	}
+}

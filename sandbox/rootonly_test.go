@@ -684,6 +684,22 @@ func TestUnmappableWorkspaceKeepsTheHostRootBox(t *testing.T) {
 		t.Skipf("cannot mount a ramfs here: %v", err)
 	}
 	t.Cleanup(func() { _ = unix.Unmount(ws, unix.MNT_DETACH) })
+	// A mount made after toolgate's own namespace does not reach it where
+	// the host's mounts do not propagate (mountns.go): attach the same
+	// ramfs there too, as a shared / would.
+	if ns, err := ownMountNS(); err == nil {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, ws, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		var merr error
+		ns.do(func() { merr = unix.MoveMount(fd, "", unix.AT_FDCWD, ws, unix.MOVE_MOUNT_F_EMPTY_PATH) })
+		if merr != nil {
+			t.Fatal(merr)
+		}
+		t.Cleanup(func() { ns.do(func() { _ = unix.Unmount(ws, unix.MNT_DETACH) }) })
+	}
 	w := world{ws: ws, home: t.TempDir(), outside: t.TempDir()}
 	s := box(t, w, nil)
 	<-s.fixedDone

@@ -126,11 +126,13 @@ func newSysView(dirs []string, helper, ws string) (v *sysView, err error) {
 	if ns, err := ownMountNS(); err == nil {
 		v.ns = ns
 	}
-	if v.ns == nil {
+	var host unix.Stat_t
+	if v.ns == nil || unix.Stat(ws, &host) != nil {
 		// bubblewrap running as viewID could not enter the staging
 		// directory in the host's namespace, which only root may.
 		ws = ""
 	}
+	v.wsID = [2]uint64{host.Dev, host.Ino}
 	if !v.ns.do(func() { err = v.attach(dirs, nsfd, ws, v.ns != nil) }) {
 		err = errGone
 	}
@@ -182,10 +184,13 @@ func (v *sysView) attach(dirs []string, nsfd int, ws string, private bool) (err 
 		// The workspace first: where it cannot be idmapped (a kernel or a
 		// file system without idmapped mounts) the box stays host root and
 		// the system directories are idmapped instead.
+		// It must be the directory the host has there: a file system
+		// mounted on the host after this namespace was made is not in it
+		// where the host's mounts do not propagate (mountns.go).
 		var st unix.Stat_t
 		dst := filepath.Join(dir, "workspace")
-		if err := unix.Stat(ws, &st); err == nil && copyTree(ws, dst, nsfd, false) == nil {
-			v.ws, v.wsID = dst, [2]uint64{st.Dev, st.Ino}
+		if unix.Stat(ws, &st) == nil && [2]uint64{st.Dev, st.Ino} == v.wsID && copyTree(ws, dst, nsfd, false) == nil {
+			v.ws = dst
 		} else {
 			_ = os.Remove(dst)
 		}

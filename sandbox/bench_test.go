@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -47,8 +48,20 @@ func BenchmarkSandboxVsBare(b *testing.B) {
 			defer r.Close()
 			cmd.ExtraFiles = []*os.File{r}
 		}
+		// As a box: in toolgate's mount namespace, where the command
+		// line's view paths are, and as the box's host user.
+		if s.cred != nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+		}
+		var err error
 		t := time.Now()
-		if err := cmd.Run(); err != nil {
+		if !s.hostFS.view.mountNS().do(func() { err = cmd.Start() }) {
+			err = errGone
+		}
+		if err == nil {
+			err = cmd.Wait()
+		}
+		if err != nil {
 			b.Fatalf("bare bwrap: %v", err)
 		}
 		return time.Since(t)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -531,5 +532,27 @@ func TestAppendDeferredIsSyncedByWhatFollows(t *testing.T) {
 		if res := Verify([]string{path}, VerifyOptions{}); res.Problem != nil || res.LastSeq < 3 {
 			t.Errorf("%s: verify: %+v", mode, res)
 		}
+	}
+}
+
+// A deferred record in a file that is rotated away is synced there first:
+// the new file's fsyncs do not cover it.
+func TestDeferredRecordIsSyncedBeforeRotation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := Open(Options{Path: path, Fsync: FsyncAlways, MaxBytes: 600})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := 0; l.oldSyncs == 0; i++ {
+		if i > 20 {
+			t.Fatal("no rotation after 20 records")
+		}
+		if _, err := l.AppendDeferred(Record{Kind: KindOutcome, ID: strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.dirty {
+		t.Error("a record is left unsynced after the rotation")
 	}
 }

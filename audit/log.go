@@ -76,6 +76,7 @@ type Log struct {
 	mine      int64 // records this process appended since its last checkpoint
 	dirty     bool  // written but not synced (batch mode)
 	lastSync  time.Time
+	oldSyncs  int // syncOld's syncs (tests)
 	lastCkSeq int64
 	closed    bool
 	buf       []byte // the line being written, reused
@@ -138,9 +139,30 @@ func (l *Log) open() error {
 		return err
 	}
 	if l.f != nil {
+		// Another writer rotated the file: what this one wrote to it and
+		// did not sync yet is synced before it is let go.
+		if err := l.syncOld(); err != nil {
+			f.Close()
+			return err
+		}
 		l.f.Close()
 	}
 	l.f, l.ino, l.size = f, st.Ino, -1
+	return nil
+}
+
+// syncOld syncs the current file if it holds records not synced yet
+// (dirty): before it is rotated away or another writer's rotation makes
+// this one open the new file, whose fsyncs would not cover them.
+func (l *Log) syncOld() error {
+	if !l.dirty {
+		return nil
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("audit log fsync: %w", err)
+	}
+	l.dirty = false
+	l.oldSyncs++
 	return nil
 }
 
@@ -517,6 +539,12 @@ func (l *Log) checkpoint() error {
 // genesis continues the chain; under the old file's lock. The new file is
 // complete before it appears under the name, so no writer can see it empty.
 func (l *Log) rotate() error {
+	// What is written to the file rotated away and not yet synced (a
+	// deferred record, a batch) goes to disk first: the new file's syncs
+	// do not cover it.
+	if err := l.syncOld(); err != nil {
+		return err
+	}
 	old := l.o.Path + "." + time.Now().UTC().Format("20060102T150405.000000000Z")
 	tmp := l.o.Path + ".new-" + strconv.Itoa(os.Getpid())
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)

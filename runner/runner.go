@@ -77,7 +77,7 @@ type Runner struct {
 	// promptMu keeps prompts one at a time.
 	promptMu sync.Mutex
 	// beforeRun: see BeforeRun.
-	beforeRun func()
+	beforeRun func() error
 }
 
 // Gate is the gate calls are decided with.
@@ -85,10 +85,20 @@ func (r *Runner) Gate() *gate.Gate { return r.g.Load() }
 
 // BeforeRun has fn called each time the calls of a group were decided and
 // their decisions recorded (on disk, with --fsync always) and before any
-// of them runs. `run` writes the answer it held back for the line before
-// then: the decision's fsync covered that line's outcome record too. Not
-// safe to change while Line runs.
-func (r *Runner) BeforeRun(fn func()) { r.beforeRun = fn }
+// of them runs, and before a person is asked about a call. `run` writes
+// the answer it held back for the line before then: the decision's fsync
+// covered that line's outcome record too. When fn fails (the answer could
+// not be written), the group's calls do not run. Not safe to change while
+// Line runs.
+func (r *Runner) BeforeRun(fn func() error) { r.beforeRun = fn }
+
+// flush calls the BeforeRun function, if any.
+func (r *Runner) flush() error {
+	if r.beforeRun == nil {
+		return nil
+	}
+	return r.beforeRun()
+}
 
 // SetGate makes later calls use g (a reloaded policy); calls already being
 // decided finish with the gate they started with.
@@ -196,8 +206,16 @@ func (r *Runner) group(ctx context.Context, ds []gate.Decoded, out []Record) {
 		}
 		jobs = append(jobs, job{i, call, res})
 	}
-	if len(jobs) > 0 && r.beforeRun != nil {
-		r.beforeRun()
+	if len(jobs) > 0 {
+		if err := r.flush(); err != nil {
+			// The answer before could not be written (the agent is
+			// gone): nothing more runs.
+			for _, j := range jobs {
+				out[j.i].Output = "Error: Command not run: the answer to the call before it could not be written (" + err.Error() + ")"
+				r.logOutcome(&out[j.i])
+			}
+			return
+		}
 	}
 	if len(jobs) == 1 {
 		r.execute(ctx, jobs[0].call, jobs[0].res, &out[jobs[0].i])
@@ -347,6 +365,11 @@ func (r *Runner) decideWith(ctx context.Context, call gate.Call, decideFn func(c
 	}
 	if p == nil {
 		p = terminal()
+	}
+	if p != nil {
+		// A held answer goes out before a person is asked (a failure
+		// stops the calls at BeforeRun).
+		_ = r.flush()
 	}
 	edited := false
 	for range 20 {

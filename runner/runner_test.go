@@ -354,3 +354,20 @@ func TestAuditRecordsDecisionBeforeOutcome(t *testing.T) {
 		t.Error("an unlogged call ran")
 	}
 }
+
+// When the BeforeRun function fails (run could not write the answer it
+// held back: the agent is gone), the line's calls do not run; a person
+// is not asked before it has been called.
+func TestBeforeRunFailureStopsTheCalls(t *testing.T) {
+	f := setup(t, allowAll, ApproveDeny, nil, nil)
+	needBwrap(t, f)
+	calls := 0
+	f.r.BeforeRun(func() error { calls++; return errors.New("stdout is closed") })
+	r := f.r.Line(context.Background(), line(t, call("1", "exec", map[string]any{"command": "touch ran"})), 1)[0]
+	if r.ExitCode != nil || !strings.Contains(r.Output, "not run") || calls != 1 {
+		t.Errorf("record %+v after %d calls of BeforeRun", r, calls)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "ran")); err == nil {
+		t.Error("the call ran after BeforeRun failed")
+	}
+}

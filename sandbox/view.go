@@ -127,9 +127,10 @@ func newSysView(dirs []string, helper, ws string) (v *sysView, err error) {
 		v.ns = ns
 	}
 	var host unix.Stat_t
-	if v.ns == nil || unix.Stat(ws, &host) != nil {
+	if v.ns == nil || unix.Stat(ws, &host) != nil || !viewIDMayBox(base) {
 		// bubblewrap running as viewID could not enter the staging
-		// directory in the host's namespace, which only root may.
+		// directory in the host's namespace, which only root may, or
+		// could not make a box at all.
 		ws = ""
 	}
 	v.wsID = [2]uint64{host.Dev, host.Ino}
@@ -342,6 +343,24 @@ func copyTree(src, dst string, nsfd int, readOnly bool) error {
 		return fmt.Errorf("move_mount: %w", err)
 	}
 	return nil
+}
+
+// viewIDMayBox says whether bubblewrap running as viewID can make a box
+// whose copies lie in base: it can pass through base's parents, and the
+// kernel lets an ordinary user make user namespaces (Debian's
+// unprivileged_userns_clone, user.max_user_namespaces, Ubuntu's AppArmor
+// restriction, which a root toolgate's bwrap never met).
+func viewIDMayBox(base string) bool {
+	for f, off := range map[string]string{
+		"/proc/sys/kernel/unprivileged_userns_clone":             "0",
+		"/proc/sys/user/max_user_namespaces":                     "0",
+		"/proc/sys/kernel/apparmor_restrict_unprivileged_userns": "1",
+	} {
+		if b, err := os.ReadFile(f); err == nil && strings.TrimSpace(string(b)) == off {
+			return false
+		}
+	}
+	return reachable(base, viewID, viewID)
 }
 
 // privateBase makes base, in toolgate's own mount namespace, a tmpfs of

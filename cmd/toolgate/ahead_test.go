@@ -179,9 +179,10 @@ func killRunWhen(t *testing.T, ws string, lines []string, present func() bool) (
 }
 
 // With --fsync always, the answer to a line whose next line is already
-// read waits for that line's decision record (one fsync for both), but it
-// is out before the next call runs: here the next call reads the answers
-// written so far, and finds the first. The log holds every record, intact.
+// read waits for that line's decision record (one fsync for both): when it
+// is written, the next decision is in the log. It is still out before the
+// next call runs: here the next call reads the answers written so far, and
+// finds it. The log holds every record, intact.
 func TestRunHeldAnswerGoesOutBeforeTheNextCallRuns(t *testing.T) {
 	needBwrap(t)
 	ws := t.TempDir()
@@ -192,6 +193,7 @@ func TestRunHeldAnswerGoesOutBeforeTheNextCallRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer answers.Close()
+	ids := []string{"probe", "first", "second", "third", "fourth"}
 	in := strings.Join([]string{
 		// the first box is the sandbox's probe: nothing is read ahead of it
 		execLine("probe", "true"),
@@ -200,34 +202,76 @@ func TestRunHeldAnswerGoesOutBeforeTheNextCallRuns(t *testing.T) {
 		execLine("third", "rm -rf /"),
 		execLine("fourth", "true"),
 	}, "\n") + "\n"
+	spy := &answerSpy{f: answers, log: logPath, next: map[string]string{}}
+	for i := 1; i+1 < len(ids); i++ {
+		spy.next[ids[i]] = ids[i+1]
+	}
 	var errb bytes.Buffer
-	if code := execute([]string{"run", "--workspace", ws, "--approve", "deny", "--audit", logPath, "--fsync", "always"}, strings.NewReader(in), answers, &errb); code != 0 {
+	if code := execute([]string{"run", "--workspace", ws, "--approve", "deny", "--audit", logPath, "--fsync", "always"}, strings.NewReader(in), spy, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	b, err := os.ReadFile(answers.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
+	var got []string
 	var second string
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var r struct{ ID, Output string }
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("%v: %q", err, line)
 		}
-		ids = append(ids, r.ID)
+		got = append(got, r.ID)
 		if r.ID == "second" {
 			second = r.Output
 		}
 	}
-	if strings.Join(ids, ",") != "probe,first,second,third,fourth" {
-		t.Errorf("answers %v, want them in input order", ids)
+	if strings.Join(got, ",") != strings.Join(ids, ",") {
+		t.Errorf("answers %v, want them in input order", got)
 	}
 	if !strings.Contains(second, `"id":"first"`) {
 		t.Errorf("the second call ran before the first's answer was out: it read %q", second)
+	}
+	for _, id := range ids[1:4] {
+		if !spy.sawNext[id] {
+			t.Errorf("the answer to %q went out before the next call's decision was logged: not held for one fsync", id)
+		}
 	}
 	out, errs, code := run(t, "", "audit", "verify", logPath)
 	if code != 0 || !strings.Contains(out, "5 decisions, 4 outcomes") {
 		t.Errorf("audit verify: exit %d: %s %s", code, out, errs)
 	}
+}
+
+// answerSpy passes run's answers on to f and notes, for each answer whose
+// id has a next one, whether the log held that next call's decision when
+// the answer was written.
+type answerSpy struct {
+	f       *os.File
+	log     string
+	next    map[string]string
+	sawNext map[string]bool
+	partial []byte
+}
+
+func (a *answerSpy) Write(p []byte) (int, error) {
+	a.partial = append(a.partial, p...)
+	for {
+		i := bytes.IndexByte(a.partial, '\n')
+		if i < 0 {
+			break
+		}
+		var r struct{ ID string }
+		if json.Unmarshal(a.partial[:i], &r) == nil {
+			if next, ok := a.next[r.ID]; ok {
+				logged, _ := os.ReadFile(a.log)
+				if a.sawNext == nil {
+					a.sawNext = map[string]bool{}
+				}
+				a.sawNext[r.ID] = bytes.Contains(logged, []byte(`"id":"`+next+`","kind":"decision"`))
+			}
+		}
+		a.partial = a.partial[i+1:]
+	}
+	return a.f.Write(p)
 }

@@ -114,10 +114,11 @@ func runRun(ctx context.Context, o *runOptions, in io.Reader, out, errOut io.Wri
 		held = nil
 		return emit(recs)
 	}
-	r.BeforeRun(func() {
+	r.BeforeRun(func() error {
 		if err := release(); err != nil && heldErr == nil {
 			heldErr = err
 		}
+		return heldErr
 	})
 	defer func() {
 		if rerr := release(); rerr != nil && err == nil {

@@ -375,6 +375,12 @@ func (l *Log) fsync() error {
 // when Append returns; an error means the record may not be, and the caller
 // must treat the call as not logged.
 func (l *Log) Append(r Record) (Record, error) {
+	return l.appendOne(r, false)
+}
+
+// appendOne is Append; with deferred, the record's own fsync is left for
+// what follows (AppendDeferred).
+func (l *Log) appendOne(r Record, deferred bool) (Record, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -384,7 +390,10 @@ func (l *Log) Append(r Record) (Record, error) {
 		return r, l.failed
 	}
 	err := l.locked(func() error {
-		if err := l.write(&r, l.seq+1, l.hash); err != nil {
+		l.deferSync = deferred
+		err := l.write(&r, l.seq+1, l.hash)
+		l.deferSync = false
+		if err != nil {
 			return err
 		}
 		l.mine++
@@ -407,36 +416,7 @@ func (l *Log) Append(r Record) (Record, error) {
 // (a no-op once a later append synced) before it tells anyone about r.
 // A checkpoint or rotation it triggers is synced as usual.
 func (l *Log) AppendDeferred(r Record) (Record, error) {
-	if l.o.Fsync != FsyncAlways {
-		return l.Append(r)
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
-		return r, errors.New("audit log is closed")
-	}
-	if l.failed != nil {
-		return r, l.failed
-	}
-	err := l.locked(func() error {
-		l.deferSync = true
-		err := l.write(&r, l.seq+1, l.hash)
-		l.deferSync = false
-		if err != nil {
-			return err
-		}
-		l.mine++
-		if l.o.Key != nil && r.Seq%l.o.CheckpointEvery == 0 {
-			if err := l.checkpoint(); err != nil {
-				return err
-			}
-		}
-		if l.o.MaxBytes > 0 && l.size >= l.o.MaxBytes {
-			return l.rotate()
-		}
-		return nil
-	})
-	return r, err
+	return l.appendOne(r, l.o.Fsync == FsyncAlways)
 }
 
 // Sync puts on disk, with FsyncAlways, what AppendDeferred left unsynced;

@@ -40,9 +40,74 @@ import (
 
 // mountNS is the thread.
 type mountNS struct {
+	*thread
+	tid int
+}
+
+// thread is an OS thread of toolgate's locked to one goroutine for good,
+// which runs the calls do hands it: a thread whose state (mount namespace,
+// credentials) is its own. New threads of the process are cloned from Go's
+// template thread, never from it.
+type thread struct {
 	calls chan func()
 	dead  chan struct{} // closed once the thread is gone
-	tid   int
+}
+
+// startThread starts a thread, never the main one (whose state /proc/self
+// shows for the whole process), and runs setup on it first; setup's error
+// ends the thread.
+func startThread(setup func() error) (*thread, error) {
+	t := &thread{calls: make(chan func()), dead: make(chan struct{})}
+	ready := make(chan error, 1)
+	go t.loop(setup, ready, nil)
+	if err := <-ready; err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *thread) loop(setup func() error, ready chan<- error, held chan struct{}) {
+	// Never unlocked: the thread must not run other goroutines, and it
+	// ends when this goroutine does (also by runtime.Goexit in a call
+	// that leaves the thread unfit, see bornIn).
+	runtime.LockOSThread()
+	if held != nil {
+		close(held)
+	}
+	if unix.Gettid() == unix.Getpid() {
+		// The main thread: another one, started while this one is held,
+		// so it cannot be this.
+		h := make(chan struct{})
+		go t.loop(setup, ready, h)
+		<-h
+		runtime.UnlockOSThread()
+		return
+	}
+	defer close(t.dead)
+	if err := setup(); err != nil {
+		ready <- err
+		return
+	}
+	ready <- nil
+	for f := range t.calls {
+		f()
+	}
+}
+
+// do runs f on the thread and waits for it; false when the thread is gone
+// and f did not run.
+func (t *thread) do(f func()) bool {
+	done := make(chan struct{})
+	select {
+	case t.calls <- func() {
+		defer close(done)
+		f()
+	}:
+	case <-t.dead:
+		return false
+	}
+	<-done
+	return true
 }
 
 var (
@@ -65,51 +130,23 @@ func ownMountNS() (*mountNS, error) {
 		return nil, errors.New("private mount namespace off")
 	}
 	privateOnce.Do(func() {
-		ns := &mountNS{calls: make(chan func()), dead: make(chan struct{})}
-		ready := make(chan error, 1)
-		go ns.loop(ready, nil)
-		if err := <-ready; err != nil {
-			privateErr = err
-			return
+		ns := &mountNS{}
+		ns.thread, privateErr = startThread(func() error {
+			if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+				return err
+			}
+			if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
+				return err
+			}
+			ns.tid = unix.Gettid()
+			trimMounts()
+			return nil
+		})
+		if privateErr == nil {
+			privateNS = ns
 		}
-		privateNS = ns
 	})
 	return privateNS, privateErr
-}
-
-func (ns *mountNS) loop(ready chan<- error, held chan struct{}) {
-	// Never unlocked: the thread must not run other goroutines, and it
-	// ends when this goroutine does (also by runtime.Goexit in a call
-	// that leaves the thread unfit, see bornIn).
-	runtime.LockOSThread()
-	if held != nil {
-		close(held)
-	}
-	if unix.Gettid() == unix.Getpid() {
-		// The main thread, which /proc/self names for the whole process
-		// (the analysis resolves /proc/self/root and cwd): another one,
-		// started while this one is held, so it cannot be this.
-		h := make(chan struct{})
-		go ns.loop(ready, h)
-		<-h
-		runtime.UnlockOSThread()
-		return
-	}
-	defer close(ns.dead)
-	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-		ready <- err
-		return
-	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		ready <- err
-		return
-	}
-	ns.tid = unix.Gettid()
-	trimMounts()
-	ready <- nil
-	for f := range ns.calls {
-		f()
-	}
 }
 
 // do runs f on the thread and waits for it; false when the thread is gone
@@ -119,17 +156,7 @@ func (ns *mountNS) do(f func()) bool {
 		f()
 		return true
 	}
-	done := make(chan struct{})
-	select {
-	case ns.calls <- func() {
-		defer close(done)
-		f()
-	}:
-	case <-ns.dead:
-		return false
-	}
-	<-done
-	return true
+	return ns.thread.do(f)
 }
 
 // trimMounts drops from the namespace the host's mounts no box needs:

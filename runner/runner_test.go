@@ -356,8 +356,8 @@ func TestAuditRecordsDecisionBeforeOutcome(t *testing.T) {
 }
 
 // When the BeforeRun function fails (run could not write the answer it
-// held back: the agent is gone), the line's calls do not run; a person
-// is not asked before it has been called.
+// held back: the agent is gone), the line's calls do not run, and their
+// records say so.
 func TestBeforeRunFailureStopsTheCalls(t *testing.T) {
 	f := setup(t, allowAll, ApproveDeny, nil, nil)
 	needBwrap(t, f)

@@ -71,10 +71,14 @@ func (s *Sandbox) staged(guards []string) string {
 	if key == st.key && len(st.dirs) > 0 {
 		return st.dirs[len(st.dirs)-1]
 	}
+	var host unix.Stat_t
+	if unix.Stat(s.ws, &host) != nil {
+		return ""
+	}
 	st.gen++
 	dir := filepath.Join(v.dir, "ws-"+strconv.Itoa(st.gen))
 	err := errGone
-	v.ns.do(func() { err = stageWS(dir, s.ws, guards, v.nsfd) })
+	v.ns.do(func() { err = stageWS(dir, s.ws, guards, v.nsfd, [2]uint64{host.Dev, host.Ino}) })
 	if err != nil {
 		// Not worth trying for every box: they mount the guards themselves.
 		st.off = true
@@ -123,14 +127,23 @@ func stageKey(ws string, guards []string) (string, bool) {
 
 // stageWS binds ws at dir (made here), private, and mounts guards in it as
 // bubblewrap would in the box. With nsfd >= 0 (a mapped box's view) the
-// bind is a writable idmapped copy (copyTree). On error nothing is left
-// at dir.
-func stageWS(dir, ws string, guards []string, nsfd int) (err error) {
+// bind is a writable idmapped copy (copyTree). id is the device and inode
+// the host has at ws: a namespace that sees another directory there (a
+// mount the host made later, not propagated: mountns.go) stages nothing.
+// On error nothing is left at dir.
+func stageWS(dir, ws string, guards []string, nsfd int, id [2]uint64) (err error) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return err
 	}
 	attached := false
 	defer undoOnError(&err, dir, &attached)
+	var here unix.Stat_t
+	if err := unix.Stat(ws, &here); err != nil {
+		return err
+	}
+	if [2]uint64{here.Dev, here.Ino} != id {
+		return fmt.Errorf("%s here is not the host's", ws)
+	}
 	if nsfd >= 0 {
 		err = copyTree(ws, dir, nsfd, false)
 	} else {
@@ -221,7 +234,11 @@ func ReplayWorkspace(dir, ws string) (remove func(), err error) {
 		return nil, err
 	}
 	s := &Sandbox{ws: real}
-	if err := stageWS(dir, real, append(s.gitGuards(), s.ownFiles()...), -1); err != nil {
+	var st unix.Stat_t
+	if err := unix.Stat(real, &st); err != nil {
+		return nil, err
+	}
+	if err := stageWS(dir, real, append(s.gitGuards(), s.ownFiles()...), -1, [2]uint64{st.Dev, st.Ino}); err != nil {
 		return nil, err
 	}
 	return func() { unstage(dir) }, nil

@@ -317,8 +317,8 @@ func makeRoot(root string) error {
 
 // copyTree attaches at dst (made here, or there already when it is an
 // empty directory) a copy of the mount tree at src, nosuid and nodev,
-// read-only if readOnly. With nsfd >= 0 the copy is idmapped: uid/gid 0
-// is viewID on it and every other id unmapped.
+// read-only if readOnly. With nsfd >= 0 the copy is idmapped as that
+// user namespace maps ids (idMap: 0 is viewID).
 func copyTree(src, dst string, nsfd int, readOnly bool) error {
 	fd, err := unix.OpenTree(unix.AT_FDCWD, src, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW)
 	if err != nil {
@@ -522,19 +522,26 @@ func checkUserns(nsfd int, probe string) error {
 	return nil
 }
 
-// idFile makes path a regular file of id's (uid and gid), if it is not.
+// idFile makes path a regular file of id's (uid and gid), if it is not:
+// made under another name and renamed over path, so that toolgates
+// starting together each see a whole one.
 func idFile(path string, id int) error {
 	var st unix.Stat_t
 	if unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Uid == uint32(id) && st.Gid == uint32(id) {
 		return nil
 	}
-	_ = os.Remove(path)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	tmp := path + "." + strconv.Itoa(os.Getpid())
+	_ = os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}
 	f.Close()
-	return os.Lchown(path, id, id)
+	if err := os.Lchown(tmp, id, id); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // overflowID is the id the kernel shows for an unmapped one.
@@ -561,7 +568,7 @@ func holder(helper string) []string {
 }
 
 // idMap is the mapping of a view's user namespace: id 0 is viewID, and
-// every id from 1 up to viewID itself. An unmapped owner or group makes
+// every id from 1 to viewID-1 is itself. An unmapped owner or group makes
 // an inode unwritable on an idmapped mount (whatever its mode), so a
 // mapped box's workspace keeps its other owners' and groups' files as
 // their modes say; on the system directories' copies the host-root box,

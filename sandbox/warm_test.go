@@ -264,3 +264,21 @@ func TestWarmBoxOnStagedWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// The workspace is staged only where the directory at its path is the one
+// the host has there: another one (a mount the host made later that did
+// not reach toolgate's namespace) stages nothing, and nothing is left.
+func TestStageRefusesAnotherDirectory(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("staging needs root: mounts")
+	}
+	ws := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "staged")
+	if err := stageWS(dir, ws, nil, -1, [2]uint64{1, 2}); err == nil {
+		unstage(dir)
+		t.Fatal("a directory that is not the host's was staged")
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("a refused staging left its directory")
+	}
+}

@@ -584,12 +584,12 @@ func (s *Sandbox) Check(ctx context.Context) error {
 // locate finds bwrap on PATH, once.
 func (s *Sandbox) locate() error {
 	s.locateOnce.Do(func() {
-		bw := s.cfg.Bwrap
-		if bw == "" {
-			bw = "bwrap"
-		}
-		path, err := exec.LookPath(bw)
-		if err != nil {
+		path := bwrapPath(s.cfg.Bwrap)
+		if path == "" {
+			bw := s.cfg.Bwrap
+			if bw == "" {
+				bw = "bwrap"
+			}
 			s.locateErr = &Unavailable{
 				Reason: "bubblewrap (" + bw + ") is not installed or not on PATH",
 				Hint:   "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or on a trusted machine only pass --sandbox=none",
